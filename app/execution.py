@@ -1,0 +1,34 @@
+"""Running completed code in the sandbox, and what its verdict means to a learner."""
+from .errors import UserError
+from .i18n import _
+from .snippets.model import Snippet
+
+
+def job_for(snippet: Snippet, code: str):
+    from .sandbox import Job
+    return Job(parts=(("setup", snippet.setup), ("code", code), ("check", snippet.check)))
+
+
+async def execute(sandbox, snippet: Snippet, code: str):
+    """The sandbox verdict, None when execution is off, or a 503 the learner can retry."""
+    if sandbox is None:
+        return None
+    from .sandbox import SandboxBusy, SandboxUnavailable
+    try:
+        return await sandbox.run(job_for(snippet, code))
+    except SandboxBusy:
+        raise UserError(503, _("服务器正忙，请几秒后重试。"), detail=["retry-after"]) from None
+    except SandboxUnavailable:
+        raise UserError(503, _("代码运行环境暂时不可用，请稍后重试。"), detail=["retry-after"]) from None
+
+
+def status_label(status: str) -> str:
+    return {
+        "passed": _("验证通过"),
+        "failed": _("验证未通过"),
+        "error": _("运行出错"),
+        "timeout": _("超出时间限制"),
+        "memory": _("超出内存限制"),
+        "crashed": _("进程崩溃"),
+        "output": _("输出过多"),
+    }.get(status, status)

@@ -1,0 +1,54 @@
+"""What a scored submission shows: per-blank states, the score, and the execution verdict."""
+from dataclasses import dataclass, field
+
+from .engine.render import HoleState
+from .engine.score import BlankVerdict
+
+
+@dataclass(frozen=True)
+class Result:
+    verdicts: tuple[BlankVerdict, ...]
+    run: object | None = None  # sandbox Verdict, when the code was executed
+    attempt_id: int | None = None
+    responses: dict[int, str] = field(default_factory=dict)
+
+    @property
+    def correct(self) -> int:
+        return sum(v.correct for v in self.verdicts)
+
+    @property
+    def accepted(self) -> int:
+        """Blanks token match rejects but the check accepted: the code passed with them."""
+        return 0 if not self.passed else sum(not v.correct for v in self.verdicts)
+
+    @property
+    def total(self) -> int:
+        return len(self.verdicts)
+
+    @property
+    def passed(self) -> bool:
+        return getattr(self.run, "status", None) == "passed"
+
+    def hole_states(self) -> dict[str, HoleState]:
+        return {v.key: HoleState(v.given, self._state(v), reveal=True) for v in self.verdicts}
+
+    def _state(self, verdict: BlankVerdict) -> str:
+        if verdict.correct:
+            return "right"
+        return "accepted" if self.passed and verdict.given.strip() else "wrong"
+
+    def as_json(self) -> dict:
+        run = self.run
+        return {
+            "correct": self.correct, "total": self.total, "attempt": self.attempt_id,
+            "blanks": [{"key": v.key, "given": v.given, "expected": v.expected,
+                        "state": self._state(v)} for v in self.verdicts],
+            "run": None if run is None else {
+                "status": run.status, "message": run.message, "part": run.part, "line": run.line,
+                "stdout": run.stdout, "seconds": round(run.seconds, 4)},
+        }
+
+
+def revealed_states(holes) -> dict[str, HoleState]:
+    """Every hole filled with its answer ("reveal all" before a submission)."""
+    return {h.key: HoleState(h.answer, "revealed") for h in holes}

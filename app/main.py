@@ -1,0 +1,78 @@
+"""The app factory: `create_app(settings)`; `uvicorn app.main:app` serves the default one."""
+import logging
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from fastapi.responses import FileResponse
+from fastapi.staticfiles import StaticFiles
+
+from . import i18n
+from .assets import head_tags
+from .markdown import pygments_css
+from .routes import attempts, errors, health, home, trainer
+from .settings import PROJECT_DIR, Settings
+from .snippets.errors import SnippetInvalid
+from .snippets.library import SnippetLibrary
+from .store import Store
+from .templating import make_templates
+
+log = logging.getLogger("codecloze")
+
+
+def make_sandbox(settings: Settings):
+    if not settings.execution:
+        return None
+    from .sandbox import Limits, Sandbox  # imported lazily: hosts with execution off never need it
+    limits = Limits(cpu_seconds=settings.cpu_seconds, wall_seconds=settings.wall_seconds,
+                    memory_bytes=settings.memory_mb << 20)
+    return Sandbox(limits, workers=settings.workers, queue=settings.queue,
+                   data_dirs=(settings.data_dir.resolve(),))
+
+
+@asynccontextmanager
+async def lifespan(app: FastAPI):
+    sandbox = make_sandbox(app.state.settings)
+    if sandbox is not None:
+        await sandbox.start()
+    app.state.sandbox = sandbox
+    try:
+        yield
+    finally:
+        if sandbox is not None:
+            await sandbox.close()
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings()
+    i18n.set_language(settings.language)
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    library = SnippetLibrary(settings.data_dir / "versions")
+    library.load_dir(settings.snippets_dir)
+
+    app = FastAPI(title="codecloze", lifespan=lifespan)
+    app.state.settings = settings
+    app.state.library = library
+    app.state.store = Store(settings.sqlalchemy_url)
+    app.state.sandbox = None
+    app.state.templates = templates = make_templates()
+    templates.env.globals["head_tags"] = head_tags(settings.use_cdn, lambda p: f"/static/{p}")
+    templates.env.globals["pygments_css"] = pygments_css()
+
+    app.mount("/static", StaticFiles(directory=PROJECT_DIR / "static"), name="static")
+    app.add_api_route("/favicon.ico", lambda: FileResponse(PROJECT_DIR / "static" / "favicon.svg",
+                                                          media_type="image/svg+xml"), include_in_schema=False)
+    for module in (home, trainer, attempts, health):
+        app.include_router(module.router)
+    errors.install(app)
+    return app
+
+
+def _default_app() -> FastAPI:
+    try:
+        return create_app()
+    except SnippetInvalid as err:
+        # A broken snippet file stops start-up with its path, line and problem, not a traceback.
+        raise SystemExit(f"codecloze: cannot start, a snippet file is invalid:\n{err}") from None
+
+
+app = _default_app()

@@ -1,0 +1,29 @@
+"""A learner's own rating of a short answer, stored with the attempt."""
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from .. import deps
+from ..errors import UserError
+from ..i18n import _
+from ..store import RATINGS
+from ..submission import read_fields
+from ..templating import render
+
+router = APIRouter()
+
+
+@router.post("/attempts/{attempt_id}/rating")
+async def rate(request: Request, attempt_id: int) -> Response:
+    fields = await read_fields(request, 4096)
+    rating = fields.get("rating", "")
+    if rating not in RATINGS:
+        raise UserError(422, _("评分必须是 again / hard / good / easy 之一。"))
+    try:
+        question = int(fields.get("question", ""))
+    except ValueError:
+        raise UserError(422, _("缺少题号。")) from None
+    if not deps.store(request).rate_response(attempt_id, deps.learner_id(request), question, rating):
+        raise UserError(404, _("找不到这次作答，或它不属于你。"))
+    labels = {"again": _("重来"), "hard": _("困难"), "good": _("良好"), "easy": _("简单")}
+    return render(request, "_rated.html", {"label": labels[rating]},
+                  data={"attempt": attempt_id, "question": question, "rating": rating})

@@ -1,0 +1,47 @@
+"""Every error answered as a readable page, an htmx message or JSON: never a stack trace."""
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from starlette.exceptions import HTTPException
+
+from ..errors import UserError
+from ..i18n import _
+from ..templating import is_htmx, wants_json
+
+log = logging.getLogger("codecloze")
+
+
+def error_response(request: Request, status: int, message: str, details: list[str] = ()) -> Response:
+    headers = {"Retry-After": "2"} if status == 503 else {}
+    if wants_json(request):
+        return JSONResponse({"error": message, "details": list(details)}, status_code=status, headers=headers)
+    if is_htmx(request):
+        # Shown above the form without replacing it, so typed answers survive.
+        headers.update({"HX-Retarget": "#flash", "HX-Reswap": "innerHTML"})
+    templates = request.app.state.templates
+    return templates.TemplateResponse(
+        request, "error.html", {"status": status, "message": message, "details": details},
+        status_code=status, headers=headers, block_name="message" if is_htmx(request) else None)
+
+
+def install(app: FastAPI) -> None:
+    @app.exception_handler(UserError)
+    async def user_error(request: Request, exc: UserError) -> Response:
+        return error_response(request, exc.status, exc.message)
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, exc: HTTPException) -> Response:
+        messages = {404: _("页面不存在。"), 405: _("不支持这种请求方式。")}
+        return error_response(request, exc.status_code, messages.get(exc.status_code, str(exc.detail)))
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(request: Request, exc: RequestValidationError) -> Response:
+        details = [f"{'.'.join(map(str, e.get('loc', ())))}: {e.get('msg', '')}" for e in exc.errors()]
+        return error_response(request, 422, _("请求的参数不正确。"), details)
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception) -> Response:
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return error_response(request, 500, _("服务器内部出错了，我们已经记录下来。你的答案没有丢失，请返回重试。"))

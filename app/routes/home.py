@@ -1,0 +1,20 @@
+"""The home page: the course intro and every snippet, by level."""
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from .. import deps
+from ..templating import render
+from .views import markdown_html
+
+router = APIRouter()
+
+
+@router.get("/")
+def home(request: Request) -> Response:
+    library = deps.library(request)
+    snippets = library.all()
+    data = [{"id": s.id, "title": s.title, "summary": s.summary, "level": s.level, "tags": list(s.tags),
+             "group": s.group, "exercise": s.is_exercise, "version": s.version} for s in snippets]
+    context = {"snippets": snippets, "intro": markdown_html(library.home_text),
+               "course_title": library.home_title}
+    return render(request, "home.html", context, data=data)

@@ -1,0 +1,63 @@
+"""What the snippet page template and JSON clients are given."""
+from functools import lru_cache
+
+from markupsafe import Markup
+
+from ..engine.render import render_code
+from ..execution import status_label
+from ..feedback import Result
+from ..markdown import render_markdown
+from ..trainer import Drill
+
+
+@lru_cache(maxsize=512)
+def markdown_html(text: str) -> Markup:
+    return render_markdown(text)
+
+
+@lru_cache(maxsize=256)
+def static_code(code: str) -> Markup:
+    return render_code(code, [])
+
+
+def page_context(drill: Drill, *, shown, result: Result | None, revealed: bool, next_seed: int,
+                 drill_url) -> dict:
+    snippet = drill.snippet
+    return {
+        "snippet": snippet,
+        "drill": drill,
+        "code_html": render_code(snippet.code, list(drill.holes), shown),
+        "result": result,
+        "revealed": revealed,
+        "next_seed": next_seed,
+        "drill_url": drill_url,
+        "markdown": markdown_html,
+        "static_code": static_code,
+        "status_label": status_label,
+        "hint_groups": _hint_groups(drill),
+    }
+
+
+def _hint_groups(drill: Drill) -> list[tuple[str, list[str]]]:
+    """Per-group hints of the fixed blanks (from `{{cN::answer::hint}}`), in group order."""
+    if drill.mode != "fixed":
+        return []
+    groups: dict[str, list[str]] = {}
+    for hole in drill.holes:
+        groups.setdefault(hole.label, [])
+        if hole.hint and hole.hint not in groups[hole.label]:
+            groups[hole.label].append(hole.hint)
+    return [(label, hints) for label, hints in groups.items() if hints]
+
+
+def drill_json(drill: Drill, result: Result | None) -> dict:
+    snippet = drill.snippet
+    data = {
+        "snippet": snippet.id, "version": snippet.version, "mode": drill.mode,
+        "rate": drill.rate, "seed": drill.seed, "eligible": drill.eligible,
+        "blanks": [{"key": h.key, "label": h.label, "start": h.start, "end": h.end,
+                    "width": len(h.answer)} for h in drill.holes],
+    }
+    if result is not None:
+        data["result"] = result.as_json()
+    return data

@@ -1,0 +1,36 @@
+"""Runtime configuration: one object, passed in, overridable from CODECLOZE_* env vars."""
+import os
+from pathlib import Path
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="CODECLOZE_", extra="ignore", populate_by_name=True)
+
+    data_dir: Path = Path("./data")
+    snippets_dir: Path = PROJECT_DIR / "snippets"
+    database_url: str | None = Field(
+        default=None, validation_alias=AliasChoices("CODECLOZE_DATABASE_URL", "DATABASE_URL")
+    )
+    # Load htmx/KaTeX from their CDN (vendored copies are the fallback either way).
+    use_cdn: bool = True
+    language: str = "zh"
+
+    # Sandbox: turn off on hosts that must not run learner code (token match only).
+    execution: bool = True
+    cpu_seconds: float = 5.0
+    wall_seconds: float = 10.0
+    memory_mb: int = 1024
+    workers: int = Field(default_factory=lambda: os.cpu_count() or 1)
+    queue: int = 32
+
+    max_answer_chars: int = 2000
+    max_form_bytes: int = 256 * 1024
+
+    @property
+    def sqlalchemy_url(self) -> str:
+        return self.database_url or f"sqlite:///{self.data_dir.resolve() / 'codecloze.db'}"

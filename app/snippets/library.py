@@ -1,0 +1,76 @@
+"""Every snippet the server knows: the current version of each, and every version ever served."""
+from pathlib import Path
+
+import yaml
+
+from .errors import SnippetInvalid
+from .frontmatter import split_front_matter
+from .files import decode, write_atomic
+from .model import Snippet
+from .parse import SNIPPET_ID, parse_snippet
+
+
+def home_page(text: str) -> tuple[str, str]:
+    """(title, Markdown) of `_index.md`: optional front matter with a `title`, then prose."""
+    split = split_front_matter(text)
+    if split is None:
+        return "codecloze", text
+    meta = yaml.safe_load(split[0]) or {}
+    return str(meta.get("title", "codecloze")) if isinstance(meta, dict) else "codecloze", split[1].strip()
+
+
+class SnippetLibrary:
+    """Current snippets by id; older versions come back from an archive keyed by content hash,
+    so attempts and shared mask URLs keep scoring against the version they were made on."""
+
+    def __init__(self, archive_dir: Path):
+        self.archive_dir = archive_dir
+        self._current: dict[str, Snippet] = {}
+        self._versions: dict[tuple[str, str], Snippet] = {}
+        self.home_title = "codecloze"
+        self.home_text = ""  # Markdown shown above the list on the home page
+
+    def load_dir(self, folder: Path) -> None:
+        """Parse every `*.md` of a folder; the first invalid file stops start-up with its problems."""
+        for path in sorted(folder.glob("*.md")):
+            text = decode(path.read_bytes(), str(path))
+            if path.name == "_index.md":
+                self.home_title, self.home_text = home_page(text)
+            elif not path.name.startswith("_"):
+                self.add(parse_snippet(text, path.stem, str(path)))
+
+    def add(self, snippet: Snippet) -> None:
+        self._current[snippet.id] = snippet
+        self._versions[snippet.id, snippet.version] = snippet
+        archived = self._archive_path(snippet.id, snippet.version)
+        if not archived.exists():
+            write_atomic(archived, snippet.source)
+
+    def remove(self, snippet_id: str) -> None:
+        self._current.pop(snippet_id, None)
+
+    def all(self) -> list[Snippet]:
+        return sorted(self._current.values(), key=lambda s: (s.level_key, s.order or 0, s.title))
+
+    def get(self, snippet_id: str, version: str | None = None) -> Snippet | None:
+        """The current snippet, or an exact earlier version of it when `version` is given."""
+        current = self._current.get(snippet_id)
+        if version is None or (current and current.version == version):
+            return current
+        if (snippet_id, version) in self._versions:
+            return self._versions[snippet_id, version]
+        return self._from_archive(snippet_id, version)
+
+    def _archive_path(self, snippet_id: str, version: str) -> Path:
+        return self.archive_dir / snippet_id / f"{version}.md"
+
+    def _from_archive(self, snippet_id: str, version: str) -> Snippet | None:
+        if not (SNIPPET_ID.match(snippet_id) and version.isalnum() and len(version) == 12):
+            return None
+        path = self._archive_path(snippet_id, version)
+        try:
+            snippet = parse_snippet(path.read_text(encoding="utf-8"), snippet_id, str(path))
+        except (OSError, SnippetInvalid):
+            return None
+        self._versions[snippet_id, version] = snippet
+        return snippet

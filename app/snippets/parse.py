@@ -1,0 +1,124 @@
+"""Snippet file text → Snippet, or SnippetInvalid listing every problem with its line."""
+import hashlib
+import re
+
+from ..engine.tokens import eligible_spans
+from .cloze import strip_cloze
+from .errors import Problem, SnippetInvalid
+from .frontmatter import clean_meta, load_meta, split_front_matter
+from .model import Question, Segment, Snippet
+from .sections import ANSWER_HEADINGS, list_items, reserved_kind, structure
+
+SNIPPET_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+
+
+def version_of(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+def parse_snippet(text: str, snippet_id: str, path: str = "<upload>") -> Snippet:
+    problems: list[Problem] = []
+    if not SNIPPET_ID.match(snippet_id):
+        problems.append(Problem(None, f"id {snippet_id!r} must be 1–64 lower-case letters, digits or '-'"))
+    split = split_front_matter(text)
+    if split is None:
+        raise SnippetInvalid(path, problems + [Problem(1, "file must start with a front-matter block between '---' lines")])
+    raw_meta, body, offset = split
+    meta = clean_meta(load_meta(raw_meta, problems), problems)
+    parts = _body_parts(body, offset, problems)
+    if problems:
+        raise SnippetInvalid(path, problems)
+    return Snippet(id=snippet_id, version=version_of(text), source=text, **meta, **parts)
+
+
+def _body_parts(body: str, offset: int, problems: list[Problem]) -> dict:
+    lines = body.split("\n")
+    fences, headings = structure(body)
+    section_starts = [h for h in headings if h.level == 2 and reserved_kind(h.text)]
+    end_of_body = section_starts[0].line if section_starts else len(lines)
+    fences = [f for f in fences if f.last <= end_of_body]
+    code = _code_parts(fences, offset, problems)
+    segments = _segments(lines[:end_of_body], fences, code)
+    return {**code, "segments": segments, **_sections(lines, headings, end_of_body, offset, problems)}
+
+
+def _code_parts(fences, offset: int, problems: list[Problem]) -> dict:
+    out: dict = {"setup": "", "code": "", "check": "", "blanks": ()}
+    for kind, need in (("code", "exactly one"), ("setup", "at most one"), ("check", "exactly one")):
+        found = [f for f in fences if f.kind == kind]
+        info = "python" if kind == "code" else f"python {kind}"
+        if len(found) > 1 or (not found and need == "exactly one"):
+            problems.append(Problem(found[1].first + offset + 1 if len(found) > 1 else None,
+                                    f"needs {need} ```{info} block, found {len(found)}"))
+        if not found:
+            continue
+        fence = found[0]
+        first_line = fence.first + offset + 2  # file line of the block's first code line
+        source = fence.content
+        if kind == "code":
+            source, out["blanks"], bad = strip_cloze(source)
+            problems.extend(Problem(first_line + ln - 1, msg) for ln, msg in bad)
+            if not bad and not eligible_spans_or_none(source):
+                problems.append(Problem(first_line, "the drill code has no token that can be masked"))
+        _compiles(source, info, first_line, problems)
+        out[kind] = source
+    return out
+
+
+def eligible_spans_or_none(code: str):
+    try:
+        return eligible_spans(code)
+    except (SyntaxError, ValueError):
+        return None  # reported by _compiles
+
+
+def _compiles(source: str, info: str, first_line: int, problems: list[Problem]) -> None:
+    try:
+        compile(source, info, "exec", dont_inherit=True)
+    except SyntaxError as err:
+        line = first_line + (err.lineno or 1) - 1
+        problems.append(Problem(line, f"```{info} block does not parse: {err.msg}"))
+    except ValueError as err:  # e.g. null bytes
+        problems.append(Problem(first_line, f"```{info} block does not parse: {err}"))
+
+
+def _segments(lines: list[str], fences, code: dict) -> tuple[Segment, ...]:
+    out, pos = [], 0
+    for fence in fences:
+        out.append(Segment("prose", "\n".join(lines[pos:fence.first]).strip()))
+        out.append(Segment(fence.kind, code[fence.kind]))
+        pos = fence.last
+    out.append(Segment("prose", "\n".join(lines[pos:]).strip()))
+    return tuple(s for s in out if s.text or s.kind != "prose")
+
+
+def _sections(lines, headings, start: int, offset: int, problems: list[Problem]) -> dict:
+    h2 = [h for h in headings if h.level == 2 and h.line >= start]
+    out: dict = {"hints": (), "answers": "", "explanation": "", "questions": ()}
+    questions = []
+    for i, head in enumerate(h2):
+        end = h2[i + 1].line if i + 1 < len(h2) else len(lines)
+        text = "\n".join(lines[head.line + 1:end]).strip()
+        kind = reserved_kind(head.text)
+        if kind is None:
+            problems.append(Problem(head.line + offset + 1, f"unknown section '## {head.text}' after the reserved "
+                                    "sections (提示/Hints, 参考答案/Reference answers, 解析/Explanation, 问题/Question)"))
+        elif kind == "hints":
+            out["hints"] = tuple(list_items(text)) or (text,)
+        elif kind == "question":
+            questions.append(_question(head, lines[head.line + 1:end], offset, problems))
+        else:
+            out[kind] = text
+    out["questions"] = tuple(q for q in questions if q)
+    return out
+
+
+def _question(head, lines: list[str], offset: int, problems: list[Problem]) -> Question | None:
+    for i, line in enumerate(lines):
+        if line.startswith("### ") and line[4:].strip().lower().startswith(ANSWER_HEADINGS):
+            prompt, answer = "\n".join(lines[:i]).strip(), "\n".join(lines[i + 1:]).strip()
+            if prompt and answer:
+                return Question(head.text.strip(), prompt, answer)
+    problems.append(Problem(head.line + offset + 1,
+                            f"question '{head.text}' needs its text, then '### 参考答案' and the reference answer"))
+    return None

@@ -1,0 +1,108 @@
+"""Persistence: attempts and their per-blank results, through SQLAlchemy (SQLite by default)."""
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from sqlalchemy import (Boolean, Column, DateTime, Integer, MetaData, String, Table, Text,
+                        create_engine, event, insert, select, update)
+
+metadata = MetaData()
+
+attempts = Table(
+    "attempts", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("learner", String(64), nullable=False, index=True),
+    Column("snippet_id", String(64), nullable=False, index=True),
+    Column("version", String(12), nullable=False),
+    Column("mode", String(8), nullable=False),
+    Column("rate", Integer),
+    Column("seed", Integer),
+    Column("correct", Integer, nullable=False),
+    Column("total", Integer, nullable=False),
+    Column("outcome", String(16)),  # sandbox verdict status, or NULL when not run
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+blank_results = Table(
+    "blank_results", metadata,
+    Column("attempt_id", Integer, nullable=False, index=True),
+    Column("key", String(16), nullable=False),
+    Column("correct", Boolean, nullable=False),
+)
+
+responses = Table(
+    "responses", metadata,
+    Column("attempt_id", Integer, nullable=False, index=True),
+    Column("question", Integer, nullable=False),
+    Column("text", Text, nullable=False),
+    Column("rating", String(8)),  # again | hard | good | easy, the learner's own
+)
+
+RATINGS = ("again", "hard", "good", "easy")
+
+
+@dataclass(frozen=True)
+class AttemptRecord:
+    learner: str
+    snippet_id: str
+    version: str
+    mode: str
+    rate: int | None
+    seed: int | None
+    results: dict[str, bool]
+    outcome: str | None = None
+    answers: dict[int, str] | None = None  # short-answer responses by question index
+
+
+class Store:
+    def __init__(self, url: str):
+        self.engine = create_engine(url)
+        if url.startswith("sqlite"):
+            event.listen(self.engine, "connect", _sqlite_pragmas)
+        metadata.create_all(self.engine)
+
+    def record_attempt(self, record: AttemptRecord) -> int:
+        with self.engine.begin() as db:
+            attempt_id = db.execute(insert(attempts).values(
+                learner=record.learner, snippet_id=record.snippet_id, version=record.version,
+                mode=record.mode, rate=record.rate, seed=record.seed,
+                correct=sum(record.results.values()), total=len(record.results),
+                outcome=record.outcome, created_at=datetime.now(timezone.utc),
+            )).inserted_primary_key[0]
+            if record.results:
+                db.execute(insert(blank_results), [
+                    {"attempt_id": attempt_id, "key": k, "correct": ok} for k, ok in record.results.items()])
+            if record.answers:
+                db.execute(insert(responses), [
+                    {"attempt_id": attempt_id, "question": q, "text": t} for q, t in record.answers.items()])
+        return attempt_id
+
+    def rate_response(self, attempt_id: int, learner: str, question: int, rating: str) -> bool:
+        """Store the learner's own rating of a short answer; False if that answer is not theirs."""
+        with self.engine.begin() as db:
+            owner = db.execute(select(attempts.c.learner).where(attempts.c.id == attempt_id)).scalar()
+            if owner != learner:
+                return False
+            done = db.execute(update(responses).where(
+                responses.c.attempt_id == attempt_id, responses.c.question == question).values(rating=rating))
+            return done.rowcount == 1
+
+    def attempts_of(self, learner: str, snippet_id: str | None = None, limit: int = 50) -> list[dict]:
+        query = select(attempts).where(attempts.c.learner == learner)
+        if snippet_id:
+            query = query.where(attempts.c.snippet_id == snippet_id)
+        with self.engine.connect() as db:
+            rows = db.execute(query.order_by(attempts.c.id.desc()).limit(limit))
+            return [dict(r._mapping) for r in rows]
+
+    def responses_of(self, attempt_id: int) -> list[dict]:
+        with self.engine.connect() as db:
+            rows = db.execute(select(responses).where(responses.c.attempt_id == attempt_id)
+                              .order_by(responses.c.question))
+            return [dict(r._mapping) for r in rows]
+
+
+def _sqlite_pragmas(conn, _record) -> None:
+    cursor = conn.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA busy_timeout=5000")
+    cursor.close()

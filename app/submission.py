@@ -1,0 +1,71 @@
+"""Reading a submitted form (or JSON) into answers, with a clear message for each way it can be wrong."""
+import json
+import re
+from urllib.parse import parse_qsl
+
+from fastapi import Request
+
+from .engine.score import Hole
+from .errors import UserError
+from .i18n import _
+
+ANSWER_KEY = re.compile(r"^[sc]\d+$")
+
+
+async def read_fields(request: Request, max_bytes: int) -> dict[str, str]:
+    """Form or JSON fields as text; JSON `answers`/`responses` objects are flattened into them."""
+    body = await _body(request, max_bytes)
+    try:
+        text = body.decode("utf-8")
+        if request.headers.get("content-type", "").startswith("application/json"):
+            return _flatten_json(json.loads(text or "{}"))
+        return dict(parse_qsl(text, keep_blank_values=True, max_num_fields=2000,
+                              encoding="utf-8", errors="strict"))
+    except UnicodeDecodeError:
+        raise UserError(400, _("提交的内容不是 UTF-8 编码的文本。")) from None
+    except (ValueError, TypeError) as err:
+        raise UserError(400, _("无法读取提交的内容：%(err)s", err=str(err)[:200])) from None
+
+
+async def _body(request: Request, max_bytes: int) -> bytes:
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > max_bytes:
+            raise UserError(413, _("提交的内容太大（上限 %(kb)s KB）。", kb=max_bytes // 1024))
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _flatten_json(data) -> dict[str, str]:
+    if not isinstance(data, dict):
+        raise ValueError("expected a JSON object")
+    out = {k: v for k, v in data.items() if k not in ("answers", "responses")}
+    for nested in ("answers", "responses"):
+        value = data.get(nested) or {}
+        if not isinstance(value, dict):
+            raise ValueError(f"'{nested}' must be an object")
+        out.update(value)
+    if not all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in out.values()):
+        raise ValueError("every value must be a string or an integer")
+    return {str(k): str(v) for k, v in out.items()}
+
+
+def answers_for(holes: tuple[Hole, ...], fields: dict[str, str], max_chars: int) -> dict[str, str]:
+    """The answer to every hole, or a UserError naming the blanks that are missing, foreign or too long."""
+    keys = {h.key for h in holes}
+    foreign = sorted(k for k in fields if ANSWER_KEY.match(k) and k not in keys)
+    if foreign:
+        raise UserError(422, _("提交里有不属于这次遮盖的空：%(keys)s。请刷新页面后重新作答。",
+                               keys=", ".join(foreign[:10])))
+    missing = [h.label for h in holes if h.key not in fields]
+    if missing:
+        raise UserError(422, _("缺少这些空的答案：%(labels)s。", labels=", ".join(missing[:10])))
+    for hole in holes:
+        answer = fields[hole.key]
+        if len(answer) > max_chars:
+            raise UserError(422, _("%(label)s 的答案太长（%(n)s 个字符，上限 %(max)s）。",
+                                   label=hole.label, n=len(answer), max=max_chars))
+        if "\n" in answer or "\r" in answer:
+            raise UserError(422, _("%(label)s 的答案只能有一行。", label=hole.label))
+    return {h.key: fields[h.key] for h in holes}

@@ -1,0 +1,139 @@
+import html
+import re
+
+import pytest
+from markupsafe import Markup
+
+from app.markdown import pygments_css, render_markdown
+
+# Formulas as the Flash Attention course writes them.
+INLINE = [
+    r"S=Q{K}^T/\sqrt{d}\to P=\text{softmax}(S)\to O=PV",
+    r"Q,K,V\in {\mathbb{R}}^{N\times d}",
+    r"O(N^2{d}^2{M}^{-1})",
+    r"\text{softmax}(x_i)=e^{x_i}/\sum _j{e}^{x_j}",
+    r"P_{ij}=\text{diag}(l_i{)}^{-1}\cdot \exp (S_{ij}-m_i)",
+    r"e^{m_{\text{old}}-m_{\text{new}}}",
+    r"a*b*c_1 + d_2*e_3",
+    r"x < y \& z > 1",
+]
+DISPLAY = [
+    r"m_{\text{new}}=max(m_{\text{old}},x_j)",
+    r"l_{\text{new}}=l_{\text{old}}\cdot e^{m_{\text{old}}-m_{\text{new}}}+e^{x_j-m_{\text{new}}}",
+]
+
+
+def math_of(rendered: str, kind: str) -> list[str]:
+    pattern = rf'<(?:span|div) class="math math-{kind}">(.*?)</(?:span|div)>'
+    return [html.unescape(tex) for tex in re.findall(pattern, rendered, re.S)]
+
+
+@pytest.mark.parametrize("tex", INLINE)
+def test_inline_math_keeps_exact_tex(tex):
+    out = render_markdown(f"其中 ${tex}$，见上。")
+    assert isinstance(out, Markup)
+    assert math_of(out, "inline") == [tex]
+    assert "$" not in out
+
+
+def test_math_is_escaped_html():
+    out = render_markdown(r"$x<y$ and $a>b$")
+    assert '<span class="math math-inline">x&lt;y</span>' in out
+    assert "<y" not in out
+
+
+def test_emphasis_does_not_reach_into_math():
+    # without math, "*b$ 与 $c*" and "_1$ 和 $x_" would pair up as emphasis
+    out = render_markdown(r"$a*b$ 与 $c*d$，$a_1$ 和 $x_2$")
+    assert "<em>" not in out
+    assert math_of(out, "inline") == ["a*b", "c*d", "a_1", "x_2"]
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("其中 $m=max(x)$。", ["m=max(x)"]),
+        ("当$N=4096$时各 64 MB", ["N=4096"]),
+        ("维护 running max $m$ 和 running sum $l$，", ["m", "l"]),
+        ("（$m_i$: 行最大值，$l_i$: 行 exp-sum）", ["m_i", "l_i"]),
+    ],
+)
+def test_math_next_to_cjk_text(text, expected):
+    out = render_markdown(text)
+    assert math_of(out, "inline") == expected
+    assert "$" not in out
+
+
+def test_display_math_on_its_own_line():
+    out = render_markdown(f"规则：\n\n$${DISPLAY[0]}$$\n\n后文")
+    assert math_of(out, "display") == [DISPLAY[0]]
+    assert '<div class="math math-display">' in out
+
+
+def test_back_to_back_display_formulas_are_split():
+    out = render_markdown(f"$${DISPLAY[0]}$$$${DISPLAY[1]}$$")
+    assert math_of(out, "display") == DISPLAY
+    assert "$" not in out
+
+
+def test_display_math_inside_a_paragraph():
+    out = render_markdown(f"其中\n$${DISPLAY[0]}$$ 即可")
+    assert math_of(out, "display") == [DISPLAY[0]]
+    assert "<div" not in out  # a div would break the enclosing <p>
+
+
+def test_multiline_display_math():
+    out = render_markdown("$$\na=1\\\\\nb=2\n$$")
+    assert math_of(out, "display") == ["a=1\\\\\nb=2"]
+
+
+def test_raw_html_is_escaped():
+    out = render_markdown('<script>alert(1)</script>\n\nx <img src=x onerror="alert(1)">')
+    assert "<script" not in out and "<img" not in out
+    assert "&lt;script&gt;" in out
+
+
+def test_javascript_links_are_not_links():
+    out = render_markdown("[x](javascript:alert(1)) <javascript:alert(2)> [ok](https://example.org)")
+    assert 'href="javascript' not in out.lower()
+    assert out.count("<a ") == 1
+    assert '<a href="https://example.org">ok</a>' in out
+
+
+def test_code_fence_is_highlighted():
+    out = render_markdown("```python\ndef f(x):\n    return x < 1  # $notmath$\n```")
+    assert out.startswith('<div class="highlight"><pre>')
+    assert '<span class="k">def</span>' in out
+    assert '<span class="o">&lt;</span>' in out
+    assert 'class="math' not in out
+
+
+@pytest.mark.parametrize("info", ["text", "no-such-language", ""])
+def test_plain_code_fence_is_escaped(info):
+    out = render_markdown(f"```{info}\n<b>hi</b> $x$\n```")
+    assert out.startswith('<div class="highlight"><pre>')
+    assert "&lt;b&gt;hi&lt;/b&gt; $x$" in out
+    assert 'class="k"' not in out
+
+
+def test_info_string_words_after_the_language_are_ignored():
+    out = render_markdown("```python check\nassert True\n```")
+    assert '<span class="k">assert</span>' in out
+
+
+def test_dollars_in_inline_code_stay_code():
+    out = render_markdown("run `echo $HOME $PATH` now")
+    assert "<code>echo $HOME $PATH</code>" in out
+    assert 'class="math' not in out
+
+
+def test_tables_and_strikethrough():
+    out = render_markdown("| a | b |\n|---|---|\n| ~~old~~ | $x_1$ |")
+    assert "<table>" in out and "<s>old</s>" in out
+    assert math_of(out, "inline") == ["x_1"]
+
+
+def test_pygments_css_is_scoped_to_highlight():
+    css = pygments_css()
+    assert ".highlight .k {" in css
+    assert all(line.startswith(".highlight") for line in css.splitlines())
