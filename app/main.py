@@ -3,7 +3,7 @@ import logging
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
-from fastapi.responses import FileResponse
+from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from . import i18n
@@ -56,11 +56,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.sandbox = None
     app.state.templates = templates = make_templates()
     templates.env.globals["head_tags"] = head_tags(settings.use_cdn, lambda p: f"/static/{p}")
-    templates.env.globals["pygments_css"] = pygments_css()
 
     app.mount("/static", StaticFiles(directory=PROJECT_DIR / "static"), name="static")
     app.add_api_route("/favicon.ico", lambda: FileResponse(PROJECT_DIR / "static" / "favicon.svg",
                                                           media_type="image/svg+xml"), include_in_schema=False)
+    highlight_css = pygments_css()
+    app.add_api_route("/highlight.css", lambda: Response(highlight_css, media_type="text/css",
+                                                        headers={"Cache-Control": "public, max-age=86400"}),
+                      include_in_schema=False)
     for module in (home, trainer, attempts, health):
         app.include_router(module.router)
     errors.install(app)

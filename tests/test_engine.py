@@ -1,0 +1,114 @@
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from app.engine.mask import SEED_MAX, blank_count, random_mask
+from app.engine.render import HoleState, render_code
+from app.engine.score import Hole, is_match, score, splice
+from app.engine.tokens import eligible_spans, token_sequence
+from app.settings import PROJECT_DIR
+from app.snippets.library import SnippetLibrary
+from app.trainer import random_drill
+
+
+def bundled():
+    library = SnippetLibrary(Path("/tmp/codecloze-test-archive"))
+    library.load_dir(PROJECT_DIR / "snippets")
+    return library.all()
+
+
+SNIPPETS = bundled()
+
+
+def texts(code: str) -> list[str]:
+    return [s.text for s in eligible_spans(code)]
+
+
+def test_eligible_tokens_follow_the_rules():
+    code = "def f(a, b=2):\n    x = a.max(dim=-1)  # note\n    x += len('s'); return x if a else None\n"
+    assert texts(code) == ["f", "(", "a", ",", "b", "2", ")", ":",
+                           "x", "a", ".", "max", "(", "dim", "-", "1", ")",
+                           "x", "+=", "len", "(", "'s'", ")", "x", "a"]
+    assert "def" not in texts(code) and "=" not in texts(code) and ";" not in texts(code)
+
+
+def test_spans_point_at_their_text():
+    for snippet in SNIPPETS:
+        for span in eligible_spans(snippet.code):
+            assert snippet.code[span.start:span.end] == span.text
+
+
+@pytest.mark.parametrize("given, expected", [
+    ("x.max(dim=-1)", " x . max ( dim = - 1 ) "),
+    ("'-inf'", '"-inf"'),
+    ("a  # a comment", "a"),
+])
+def test_whitespace_comments_and_quote_style_never_matter(given, expected):
+    assert is_match(given, expected)
+
+
+@pytest.mark.parametrize("given, expected", [
+    ("torch.maximum(m_i, m_ij)", "torch.max(m_i, m_ij)"),
+    ("x", "y"), ("", "x"), ("1.0", "1"), ("(", ")"),
+])
+def test_different_tokens_do_not_match(given, expected):
+    assert not is_match(given, expected)
+
+
+def test_fragments_that_do_not_tokenize_compare_as_text():
+    assert token_sequence("(") == ("(",)
+    assert token_sequence("x $ y") == ("x $ y",)
+    assert not is_match("x $ y", "x")
+
+
+def test_score_and_splice():
+    code = "y = a + b\n"
+    holes = [Hole("s0", 4, 5, "a"), Hole("s2", 8, 9, "b")]
+    verdicts = score(holes, {"s0": " a ", "s2": "c"})
+    assert [v.correct for v in verdicts] == [True, False]
+    assert splice(code, holes, {"s0": "a", "s2": "c * 2"}) == "y = a + c * 2\n"
+
+
+@settings(max_examples=300, deadline=None)
+@given(snippet=st.sampled_from(SNIPPETS), rate=st.integers(10, 50), seed=st.integers(0, SEED_MAX))
+def test_mask_properties(snippet, rate, seed):
+    spans = eligible_spans(snippet.code)
+    drill = random_drill(snippet, rate, seed)
+    assert len(drill.holes) == max(1, round(rate * len(spans) / 100)) == blank_count(rate, len(spans))
+    starts = [h.start for h in drill.holes]
+    assert starts == sorted(starts)
+    assert all(a.end <= b.start for a, b in zip(drill.holes, drill.holes[1:]))  # none overlap
+    eligible = {(s.start, s.end) for s in spans}
+    assert all((h.start, h.end) in eligible for h in drill.holes)
+    reference = {h.key: h.answer for h in drill.holes}
+    assert token_sequence(splice(snippet.code, list(drill.holes), reference)) == token_sequence(snippet.code)
+    assert random_drill(snippet, rate, seed).holes == drill.holes
+
+
+@settings(max_examples=200, deadline=None)
+@given(snippet=st.sampled_from(SNIPPETS), rate=st.integers(10, 50), seed=st.integers(0, SEED_MAX - 1))
+def test_different_seeds_give_different_masks(snippet, rate, seed):
+    n = len(eligible_spans(snippet.code))
+    assert random_mask(snippet.version, n, rate, seed) != random_mask(snippet.version, n, rate, seed + 1)
+
+
+def test_mask_depends_on_the_version():
+    assert random_mask("aaaaaaaaaaaa", 100, 20, 7) != random_mask("bbbbbbbbbbbb", 100, 20, 7)
+
+
+def test_fixed_blanks_splice_back_to_the_reference():
+    for snippet in (s for s in SNIPPETS if s.is_exercise):
+        holes = [Hole(f"c{b.index}", b.start, b.end, b.answer) for b in snippet.blanks]
+        assert splice(snippet.code, holes, {h.key: h.answer for h in holes}) == snippet.code
+
+
+def test_render_puts_one_input_per_hole_and_keeps_the_rest():
+    code = "x = foo(a, 'b<')\n"
+    spans = eligible_spans(code)
+    holes = [Hole("s1", spans[1].start, spans[1].end, "foo", "空 1")]
+    html = str(render_code(code, holes, {"s1": HoleState('"><script>', "wrong", reveal=True)}))
+    assert html.count("<input") == 1
+    assert 'name="s1"' in html and 'data-answer="foo"' in html and 'class="blank wrong"' in html
+    assert "<script>" not in html and "b&lt;" in html
+    assert html.count('<span class="line">') == 1

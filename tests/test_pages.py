@@ -1,0 +1,117 @@
+import re
+
+from app.engine.tokens import eligible_spans
+from tests.helpers import drill_form, input_names, right_answers
+
+def is_blank(key: str) -> bool:
+    return re.fullmatch(r"[sc]\d+", key) is not None
+
+
+DRILLS = ["mlm-online-softmax", "mlm-blocked-attention", "mlm-flash-forward"]
+EXERCISES = ["ex1-attention-memory", "ex2-online-softmax", "ex3-blocked-matmul", "ex4-flash-forward",
+             "ex5-flash-backward"]
+
+
+def test_home_lists_every_snippet_with_its_facts(client):
+    html = client.get("/").text
+    for snippet in client.app.state.library.all():
+        assert snippet.title in html and snippet.summary in html
+        assert f'href="/s/{snippet.id}' in html
+    assert "MLM 代码训练模式" in html and "Level 1-2" in html
+    data = client.get("/", headers={"accept": "application/json"}).json()
+    assert [d["id"] for d in data][:1] == ["ex1-attention-memory"]  # sorted by level
+    assert {d["id"] for d in data} == set(DRILLS + EXERCISES)
+
+
+def test_drill_without_seed_redirects_to_a_shareable_url(client):
+    response = client.get("/s/mlm-online-softmax/drill?rate=20", follow_redirects=False)
+    assert response.status_code == 303
+    assert re.fullmatch(r"/s/mlm-online-softmax/drill\?rate=20&seed=\d+", response.headers["location"])
+
+
+def test_drill_page_shows_prose_code_rates_and_counts(client):
+    snippet = client.app.state.library.get("mlm-flash-forward")
+    html = client.get("/s/mlm-flash-forward/drill?rate=30&seed=5").text
+    n = len(eligible_spans(snippet.code))
+    m = max(1, round(0.3 * n))
+    assert f"共 {n} 个可挖空位 | 已挖 {m} 个" in html
+    assert len(input_names(html)) == m
+    for rate in (10, 15, 20, 30, 50):
+        assert f'drill?rate={rate}&amp;seed=5"' in html
+    assert 'class="math' in html and snippet.title in html
+
+
+def test_same_url_same_mask_and_new_seed_new_mask(client):
+    first = input_names(client.get("/s/mlm-online-softmax/drill?rate=20&seed=11").text)
+    again = input_names(client.get("/s/mlm-online-softmax/drill?rate=20&seed=11").text)
+    other = input_names(client.get("/s/mlm-online-softmax/drill?rate=20&seed=12").text)
+    assert first == again and first != other
+
+
+def test_htmx_gets_only_the_trainer_block(client):
+    html = client.get("/s/mlm-online-softmax/drill?rate=50&seed=3", headers={"HX-Request": "true"}).text
+    assert html.lstrip().startswith('<section id="trainer"') and "<html" not in html
+    assert "已挖" in html
+
+
+def test_right_answers_score_full_marks(client):
+    form = drill_form(client.app, "mlm-blocked-attention", 30, 99)
+    html = client.post("/s/mlm-blocked-attention/drill", data=form).text
+    total = len(form) - 3
+    assert f"<strong>{total} / {total}</strong>" in html
+    assert html.count('class="blank right"') == total and 'class="blank wrong"' not in html
+
+
+def test_whitespace_in_answers_never_matters(client):
+    form = drill_form(client.app, "mlm-online-softmax", 50, 1)
+    form = {k: (f"  {v}  " if is_blank(k) else v) for k, v in form.items()}
+    html = client.post("/s/mlm-online-softmax/drill", data=form).text
+    assert 'class="blank wrong"' not in html
+
+
+def test_a_wrong_answer_is_marked_wrong_in_place(client):
+    form = drill_form(client.app, "mlm-online-softmax", 10, 4)
+    key = next(k for k in form if is_blank(k))
+    form[key] = "wrong_name"
+    html = client.post("/s/mlm-online-softmax/drill", data=form, headers={"HX-Request": "true"}).text
+    total = len(form) - 3
+    assert f"<strong>{total - 1} / {total}</strong>" in html
+    assert re.search(rf'class="blank wrong" name="{key}"[^>]*value="wrong_name"', html)
+    assert 'class="reveal"' in html and f'data-answer="' in html
+
+
+def test_json_clients_get_json(client):
+    data = client.get("/s/mlm-online-softmax/drill?rate=20&seed=8", headers={"accept": "application/json"}).json()
+    assert data["rate"] == 20 and data["seed"] == 8 and len(data["blanks"]) == round(0.2 * data["eligible"])
+    answers = right_answers(client.app, "mlm-online-softmax", 20, 8)
+    result = client.post("/s/mlm-online-softmax/drill", headers={"accept": "application/json"},
+                         json={"version": data["version"], "rate": 20, "seed": 8, "answers": answers}).json()
+    assert result["result"]["correct"] == result["result"]["total"] == len(answers)
+
+
+def test_exercise_page_has_fixed_blanks_labelled_by_group(client):
+    html = client.get("/s/ex3-blocked-matmul").text
+    snippet = client.app.state.library.get("ex3-blocked-matmul")
+    assert input_names(html) == [f"c{b.index}" for b in snippet.blanks]
+    assert 'aria-label="填空 2"' in html
+
+
+def test_exercise_right_answers_score_full_marks(client):
+    answers = right_answers(client.app, "ex4-flash-forward")
+    snippet = client.app.state.library.get("ex4-flash-forward")
+    html = client.post("/s/ex4-flash-forward", data={"version": snippet.version, **answers}).text
+    assert f"<strong>{len(answers)} / {len(answers)}</strong>" in html
+
+
+def test_attempts_are_stored_with_their_version(client):
+    form = drill_form(client.app, "mlm-online-softmax", 20, 77)
+    response = client.post("/s/mlm-online-softmax/drill", data=form)
+    learner = response.cookies.get("cc_learner")
+    rows = client.app.state.store.attempts_of(learner)
+    assert rows[0]["snippet_id"] == "mlm-online-softmax" and rows[0]["version"] == form["version"]
+    assert rows[0]["correct"] == rows[0]["total"] == len(form) - 3 and rows[0]["seed"] == 77
+
+
+def test_health_reports_execution_state(client):
+    data = client.get("/healthz").json()
+    assert data["status"] == "ok" and data["execution"] == "off" and data["snippets"] == 8

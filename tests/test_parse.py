@@ -1,0 +1,140 @@
+from pathlib import Path
+
+import pytest
+
+from app.main import create_app
+from app.settings import Settings
+from app.snippets.errors import SnippetInvalid
+from app.snippets.files import decode
+from app.snippets.library import SnippetLibrary
+from app.snippets.parse import parse_snippet
+
+GOOD = """---
+title: T
+summary: S
+level: 2
+tags: [a]
+---
+
+Prose with $x^2$.
+
+```python setup
+import math
+```
+
+```python
+y = {{c1::math.sqrt(4)::平方根}} + {{c2::1}}
+```
+
+```python check
+assert y == 3.0, "y 不对"
+```
+
+## 提示
+
+- first hint
+- second hint
+  continued
+
+## 解析
+
+why
+
+## 问题 1
+
+Q?
+
+### 参考答案
+
+A.
+"""
+
+
+def problems(text: str, snippet_id: str = "t") -> list[str]:
+    with pytest.raises(SnippetInvalid) as err:
+        parse_snippet(text, snippet_id, "t.md")
+    return [str(p) for p in err.value.problems]
+
+
+def test_parses_every_part():
+    s = parse_snippet(GOOD, "t")
+    assert s.code == "y = math.sqrt(4) + 1\n"
+    assert [(b.group, b.answer, b.hint) for b in s.blanks] == [(1, "math.sqrt(4)", "平方根"), (2, "1", None)]
+    assert s.code[s.blanks[0].start:s.blanks[0].end] == "math.sqrt(4)"
+    assert [seg.kind for seg in s.segments] == ["prose", "setup", "code", "check"]
+    assert s.hints == ("first hint", "second hint\ncontinued")
+    assert s.explanation == "why"
+    assert [(q.label, q.prompt, q.answer) for q in s.questions] == [("问题 1", "Q?", "A.")]
+    assert s.is_exercise and s.level_key == (2, 2)
+
+
+def test_version_is_a_content_hash():
+    assert parse_snippet(GOOD, "t").version == parse_snippet(GOOD, "t").version
+    assert parse_snippet(GOOD, "t").version != parse_snippet(GOOD + "\n", "t").version
+
+
+def test_reports_every_problem_with_its_line():
+    bad = GOOD.replace("title: T\n", "").replace("level: 2", "level: 7").replace(
+        "{{c2::1}}", "{{c2::1").replace("assert y", "assert y ==")
+    found = problems(bad)
+    assert "line 1: front matter needs a non-empty 'title'" in found
+    assert any("'level' must be" in p for p in found)
+    assert "line 14: malformed cloze marker: expected {{cN::answer}} or {{cN::answer::hint}} on one line" in found
+    assert any(p.startswith("line 18: ```python check block does not parse") for p in found)
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda t: t.replace("---\ntitle", "title", 1), "front-matter block"),
+    (lambda t: t.replace("```python check", "```text"), "needs exactly one ```python check block, found 0"),
+    (lambda t: t.replace("```python\ny", "```python\ny = 1\n```\n\n```python\ny"), "needs exactly one ```python block, found 2"),
+    (lambda t: t.replace("level: 2", "level: [1"), "not valid YAML"),
+    (lambda t: t.replace("tags: [a]", "tags: [a]\ncolour: red"), "unknown front-matter key 'colour'"),
+    (lambda t: t.replace("### 参考答案\n\nA.", ""), "needs its text, then '### 参考答案'"),
+    (lambda t: t + "\n## Appendix\n\nmore\n", "unknown section '## Appendix'"),
+    (lambda t: t.replace("y = {{c1::math.sqrt(4)::平方根}} + {{c2::1}}", "# only a comment"), "no token that can be masked"),
+])
+def test_malformed_files_say_what_is_wrong(mutate, message):
+    assert any(message in p for p in problems(mutate(GOOD)))
+
+
+def test_rejects_path_like_ids():
+    assert any("must be 1–64 lower-case" in p for p in problems(GOOD, "../etc"))
+
+
+def test_decode_rejects_binary_and_other_encodings():
+    with pytest.raises(SnippetInvalid, match="binary"):
+        decode(b"\x00\x01", "x.md")
+    with pytest.raises(SnippetInvalid, match="line 2: file is not UTF-8"):
+        decode("a\n\u00e9".encode("latin-1"), "x.md")
+    assert decode("\ufeffa\r\nb".encode("utf-8"), "x.md") == "a\nb"
+
+
+def test_start_up_fails_on_a_malformed_file_with_path_and_line(snippets_dir: Path, tmp_path: Path):
+    (snippets_dir / "broken.md").write_text(GOOD.replace("{{c2::1}}", "{{c2::1"), encoding="utf-8")
+    with pytest.raises(SnippetInvalid) as err:
+        create_app(Settings(data_dir=tmp_path / "d", snippets_dir=snippets_dir, execution=False))
+    assert f"{snippets_dir / 'broken.md'}: line 15: malformed cloze marker" in str(err.value)
+
+
+def test_earlier_versions_come_back_from_the_archive(tmp_path: Path):
+    first = SnippetLibrary(tmp_path)
+    old = parse_snippet(GOOD, "t")
+    first.add(old)
+    first.add(parse_snippet(GOOD.replace("summary: S", "summary: S2"), "t"))
+    restarted = SnippetLibrary(tmp_path)
+    restarted.add(parse_snippet(GOOD.replace("summary: S", "summary: S3"), "t"))
+    assert restarted.get("t", old.version).summary == "S"
+    assert restarted.get("t").summary == "S3"
+    assert restarted.get("t", "0" * 12) is None
+    assert restarted.get("../t", old.version) is None
+
+
+def test_bundled_snippets_all_parse():
+    library = SnippetLibrary(Path("/nonexistent-archive-unused"))
+    library._current = {}
+    from app.settings import PROJECT_DIR
+    ids = sorted(p.stem for p in (PROJECT_DIR / "snippets").glob("[!_]*.md"))
+    assert len(ids) == 8
+    for snippet_id in ids:
+        text = (PROJECT_DIR / "snippets" / f"{snippet_id}.md").read_text(encoding="utf-8")
+        assert parse_snippet(text, snippet_id).code
