@@ -42,3 +42,58 @@ def snippets_dir(tmp_path: Path) -> Path:
     target = tmp_path / "snippets"
     shutil.copytree(SNIPPETS, target)
     return target
+
+
+def free_port() -> int:
+    import socket
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_server(data_dir: Path, **env: str):
+    """`uvicorn app.main:app` in a subprocess, configured only through the environment."""
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    port = free_port()
+    environ = {**os.environ, "CODECLOZE_DATA_DIR": str(data_dir), **env}
+    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(port)],
+                            cwd=PROJECT_DIR, env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(url + "/healthz", timeout=1)
+            return proc, url
+        except OSError:
+            if proc.poll() is not None:
+                raise RuntimeError(proc.stdout.read().decode())
+            time.sleep(0.2)
+    proc.kill()
+    raise RuntimeError("server did not start")
+
+
+@pytest.fixture(scope="session")
+def live_server(tmp_path_factory):
+    proc, url = start_server(tmp_path_factory.mktemp("live-data"), CODECLOZE_EXECUTION="false")
+    yield url
+    proc.terminate()
+    proc.wait(10)
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args, chromium_path):
+    # Never `playwright install`: Debian's chromium is the browser here.
+    return {**browser_type_launch_args, "executable_path": chromium_path,
+            "args": ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                     "--disable-component-update", "--no-first-run"]}
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    folder = PROJECT_DIR / "test-artifacts"
+    folder.mkdir(exist_ok=True)
+    return folder

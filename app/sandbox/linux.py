@@ -66,11 +66,21 @@ class _CapData(ctypes.Structure):
                 ("inheritable", ctypes.c_uint32)]
 
 
-def drop_capabilities() -> None:
-    """Empty bounding set, then empty effective/permitted/inheritable sets."""
-    last_cap = int(open("/proc/sys/kernel/cap_last_cap").read())
-    for cap in range(last_cap + 1):
+def _last_cap() -> int:
+    try:
+        with open("/proc/sys/kernel/cap_last_cap") as f:
+            return int(f.read())
+    except OSError:
+        return 63
+
+
+def drop_bounding_set() -> None:
+    """No capability can ever come back, not even through execve of a root-owned binary."""
+    for cap in range(_last_cap() + 1):
         prctl(PR_CAPBSET_DROP, cap)
+
+
+def clear_capabilities() -> None:
     header = _CapHeader(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3
     data = (_CapData * 2)()
     _check(_libc.capset(ctypes.byref(header), ctypes.byref(data)), "capset")

@@ -1,0 +1,89 @@
+"""The drills in real headless Chromium, as a learner uses them."""
+import re
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.helpers import right_answers
+
+pytestmark = pytest.mark.browser
+
+
+def mask_of(page: Page) -> tuple[int, int]:
+    query = parse_qs(urlparse(page.url).query)
+    return int(query["rate"][0]), int(query["seed"][0])
+
+
+def fill_right(page: Page, app, snippet_id: str) -> dict[str, str]:
+    rate, seed = mask_of(page)
+    answers = right_answers(app, snippet_id, rate, seed)
+    for key, answer in answers.items():
+        page.fill(f'input[name="{key}"]', answer)
+    return answers
+
+
+@pytest.fixture(scope="module")
+def app():
+    from app.main import app
+    return app
+
+
+def test_rate_and_refresh_swap_only_the_code_and_update_the_url(page: Page, live_server):
+    page.goto(live_server + "/s/mlm-online-softmax/drill?rate=15&seed=1")
+    expect(page.locator(".counts")).to_contain_text("共 115 个可挖空位 | 已挖 17 个")
+    page.evaluate("window.__sameDocument = true")
+    page.click("a.rate:text('30%')")
+    expect(page).to_have_url(re.compile(r"rate=30&seed=1$"))
+    expect(page.locator(".counts")).to_contain_text("已挖 34 个")
+    before = page.locator("input.blank").evaluate_all("els => els.map(e => e.name)")
+    page.click("a.refresh")
+    expect(page).to_have_url(re.compile(r"rate=30&seed=(?!1$)\d+$"))
+    after = page.locator("input.blank").evaluate_all("els => els.map(e => e.name)")
+    assert before != after
+    assert page.evaluate("window.__sameDocument") is True  # no full reload
+    shared = page.url
+    page.reload()
+    assert page.locator("input.blank").evaluate_all("els => els.map(e => e.name)") == after
+    assert page.url == shared
+
+
+def test_right_answers_by_keyboard_score_every_blank_right(page: Page, live_server, app, artifacts):
+    page.goto(live_server + "/s/mlm-flash-forward/drill?rate=20&seed=2024")
+    answers = fill_right(page, app, "mlm-flash-forward")
+    page.locator("input.blank").last.press("Enter")
+    expect(page.locator(".score")).to_contain_text(f"{len(answers)} / {len(answers)}")
+    expect(page.locator("input.blank.right")).to_have_count(len(answers))
+    page.screenshot(path=artifacts / "drill-all-right.png", full_page=True)
+
+
+def test_a_wrong_blank_is_marked_and_can_be_revealed(page: Page, live_server, app):
+    page.goto(live_server + "/s/mlm-blocked-attention/drill?rate=10&seed=7")
+    answers = fill_right(page, app, "mlm-blocked-attention")
+    first = next(iter(answers))
+    page.fill(f'input[name="{first}"]', "definitely_wrong")
+    page.click("button[type=submit]")
+    wrong = page.locator(f'input[name="{first}"]')
+    expect(wrong).to_have_class(re.compile(r"\bwrong\b"))
+    expect(page.locator(".score")).to_contain_text(f"{len(answers) - 1} / {len(answers)}")
+    page.click(f'button.reveal[data-for="blank-{first}"]')
+    expect(wrong).to_have_value(answers[first])
+    page.click("text=同一遮盖再试一次")
+    expect(page.locator(f'input[name="{first}"]')).to_have_value("")
+
+
+def test_tab_moves_between_blanks(page: Page, live_server):
+    page.goto(live_server + "/s/mlm-online-softmax/drill?rate=20&seed=3")
+    names = page.locator("input.blank").evaluate_all("els => els.map(e => e.name)")
+    page.focus(f'input[name="{names[0]}"]')
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.name") == names[1]
+
+
+def test_reads_on_a_phone_width_screen(browser, live_server, artifacts):
+    phone = browser.new_page(viewport={"width": 390, "height": 844}, device_scale_factor=2)
+    phone.goto(live_server + "/s/mlm-flash-forward/drill?rate=15&seed=9")
+    assert phone.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    expect(phone.locator("a.rate")).to_have_count(5)
+    phone.screenshot(path=artifacts / "drill-phone.png", full_page=True)
+    phone.close()

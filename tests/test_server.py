@@ -1,0 +1,46 @@
+"""A real uvicorn server in a subprocess, spoken to over HTTP."""
+import json
+import re
+import urllib.error
+import urllib.parse
+import urllib.request
+
+import pytest
+
+pytestmark = pytest.mark.server
+
+
+def fetch(url: str, data: dict | None = None, headers: dict | None = None):
+    body = urllib.parse.urlencode(data).encode() if data is not None else None
+    request = urllib.request.Request(url, data=body, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, response.read().decode(), response.url
+    except urllib.error.HTTPError as err:
+        return err.code, err.read().decode(), url
+
+
+def test_serves_the_home_page_and_static_assets(live_server):
+    status, html, _ = fetch(live_server + "/")
+    assert status == 200 and "在线 Softmax (m/l 更新)" in html
+    for asset in re.findall(r'(?:src|href)="(/static/[^"]+)"', html):
+        assert fetch(live_server + asset)[0] == 200, asset
+    assert fetch(live_server + "/favicon.ico")[0] == 200
+
+
+def test_a_drill_round_trip(live_server):
+    status, html, url = fetch(live_server + "/s/mlm-flash-forward/drill?rate=20")
+    assert status == 200 and "seed=" in url
+    seed = int(re.search(r"seed=(\d+)", url).group(1))
+    version = re.search(r'name="version" value="(\w+)"', html).group(1)
+    names = re.findall(r'name="(s\d+)"', html)
+    status, body, _ = fetch(live_server + "/s/mlm-flash-forward/drill",
+                            {"version": version, "rate": "20", "seed": str(seed), **{n: "?" for n in names}},
+                            {"accept": "application/json"})
+    result = json.loads(body)["result"]
+    assert status == 200 and result["total"] == len(names) and result["correct"] == 0
+
+
+def test_errors_over_http_are_pages_not_tracebacks(live_server):
+    status, html, _ = fetch(live_server + "/s/mlm-flash-forward/drill?rate=5&seed=1")
+    assert status == 422 and "挖空率必须在" in html and "Traceback" not in html
