@@ -2,7 +2,7 @@
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from sqlalchemy import (Boolean, Column, DateTime, Integer, MetaData, String, Table, Text,
+from sqlalchemy import (JSON, Column, DateTime, Integer, MetaData, String, Table, Text,
                         create_engine, event, insert, select, update)
 
 metadata = MetaData()
@@ -19,15 +19,10 @@ attempts = Table(
     Column("correct", Integer, nullable=False),
     Column("total", Integer, nullable=False),
     Column("outcome", String(16)),  # sandbox verdict status, or NULL when not run
+    Column("results", JSON, nullable=False),  # {blank key: matched}, for per-span statistics
     Column("created_at", DateTime(timezone=True), nullable=False),
 )
 
-blank_results = Table(
-    "blank_results", metadata,
-    Column("attempt_id", Integer, nullable=False, index=True),
-    Column("key", String(16), nullable=False),
-    Column("correct", Boolean, nullable=False),
-)
 
 responses = Table(
     "responses", metadata,
@@ -66,11 +61,8 @@ class Store:
                 learner=record.learner, snippet_id=record.snippet_id, version=record.version,
                 mode=record.mode, rate=record.rate, seed=record.seed,
                 correct=sum(record.results.values()), total=len(record.results),
-                outcome=record.outcome, created_at=datetime.now(timezone.utc),
+                outcome=record.outcome, results=record.results, created_at=datetime.now(timezone.utc),
             )).inserted_primary_key[0]
-            if record.results:
-                db.execute(insert(blank_results), [
-                    {"attempt_id": attempt_id, "key": k, "correct": ok} for k, ok in record.results.items()])
             if record.answers:
                 db.execute(insert(responses), [
                     {"attempt_id": attempt_id, "question": q, "text": t} for q, t in record.answers.items()])
@@ -104,5 +96,6 @@ class Store:
 def _sqlite_pragmas(conn, _record) -> None:
     cursor = conn.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")  # WAL keeps it consistent; fsync per checkpoint
     cursor.execute("PRAGMA busy_timeout=5000")
     cursor.close()

@@ -60,6 +60,7 @@ def _comparable(tok: tokenize.TokenInfo) -> str:
     return tok.string
 
 
+@lru_cache(maxsize=8192)
 def token_sequence(text: str) -> tuple[str, ...]:
     """The tokens of a code fragment, whitespace and comments ignored.
 

@@ -10,7 +10,7 @@ router = APIRouter()
 
 
 @router.get("/")
-def home(request: Request) -> Response:
+async def home(request: Request) -> Response:
     library = deps.library(request)
     snippets = library.all()
     data = [{"id": s.id, "title": s.title, "summary": s.summary, "level": s.level, "tags": list(s.tags),

@@ -1,6 +1,4 @@
 """Drill and exercise pages: show a mask, score a submission."""
-from urllib.parse import urlencode
-
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
@@ -21,11 +19,11 @@ router = APIRouter()
 
 
 def drill_url(snippet_id: str, rate: int, seed: int) -> str:
-    return f"/s/{snippet_id}/drill?" + urlencode({"rate": rate, "seed": seed})
+    return f"/s/{snippet_id}/drill?rate={int(rate)}&seed={int(seed)}"  # ids are [a-z0-9-]
 
 
 @router.get("/s/{snippet_id}")
-def exercise_page(request: Request, snippet_id: str, reveal: bool = False) -> Response:
+async def exercise_page(request: Request, snippet_id: str, reveal: bool = False) -> Response:
     snippet = deps.snippet_or_404(request, snippet_id)
     if not snippet.is_exercise:
         return RedirectResponse(f"/s/{snippet_id}/drill", status_code=303)
@@ -35,7 +33,7 @@ def exercise_page(request: Request, snippet_id: str, reveal: bool = False) -> Re
 
 
 @router.get("/s/{snippet_id}/drill")
-def drill_page(request: Request, snippet_id: str, rate: str | None = None, seed: str | None = None) -> Response:
+async def drill_page(request: Request, snippet_id: str, rate: str | None = None, seed: str | None = None) -> Response:
     snippet = deps.snippet_or_404(request, snippet_id)
     rate_value = parse_rate(rate)
     if seed is None or seed == "":

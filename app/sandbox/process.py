@@ -1,0 +1,159 @@
+"""The server's handle on one job process: its pipes, its deadline, and the verdict it earns.
+
+Limits are judged here, outside the job: the wall clock, the output volume, and how the
+process died. What the job reports about itself only fills in the rest.
+"""
+import os
+import signal
+import time
+
+from . import framing
+from .types import STATUSES
+
+WALL_GRACE = 0.5        # the job's own timer reports first, with the line it stopped on
+SETUP_DEADLINE = 30.0   # a job process that is not ready by then is killed
+OUTPUT_KILL_FACTOR = 16
+
+
+class Capture:
+    def __init__(self, keep: int):
+        self.keep, self.total, self.data = keep, 0, bytearray()
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = self.keep - len(self.data)
+        if room > 0:
+            self.data += chunk[:room]
+
+    @property
+    def flooding(self) -> bool:
+        return self.total > self.keep * OUTPUT_KILL_FACTOR
+
+    def text(self) -> str:
+        text = self.data.decode("utf-8", errors="replace")
+        if self.total > self.keep:
+            text += f"\n[output truncated: {self.total} bytes written, first {self.keep} kept]"
+        return text
+
+
+class JobProcess:
+    def __init__(self, slot: int, fds: list[int], limits: dict, work_dir: str | None):
+        self.slot, self.limits, self.work_dir = slot, limits, work_dir
+        self.pidfd, self.job_w, self.result_r, out_r, err_r = fds
+        for fd in (self.result_r, out_r, err_r):
+            os.set_blocking(fd, False)
+        self.captures = {out_r: Capture(limits["output_bytes"]), err_r: Capture(limits["output_bytes"])}
+        self.frames = framing.FrameBuffer(limit=1 << 20)
+        self.ready: dict | None = None
+        self.report: dict | None = None
+        self.request_id = None
+        self.kill_reason: str | None = None
+        self.started = time.monotonic()
+        self.deadline = self.started + SETUP_DEADLINE
+
+    @property
+    def read_fds(self) -> list[int]:
+        return [self.result_r, *self.captures]
+
+    def on_readable(self, fd: int) -> bool:
+        """Takes in what is there; False at end of file."""
+        chunk = _read(fd)
+        if chunk is None:
+            return True
+        if chunk:
+            self._consume(fd, chunk)
+        return bool(chunk)
+
+    def drain(self) -> None:
+        """After the exit: every writer is gone, so this reads to the end."""
+        for fd in self.read_fds:
+            while chunk := _read(fd):
+                self._consume(fd, chunk)
+
+    def _consume(self, fd: int, chunk: bytes) -> None:
+        if fd in self.captures:
+            self.captures[fd].add(chunk)
+            if self.captures[fd].flooding:
+                self.kill("output")
+            return
+        try:
+            for frame in self.frames.feed(chunk):
+                self._on_frame(frame)
+        except framing.FrameError:
+            self.report = {"setup_error": "unreadable report from the job process"}
+            self.kill(None)
+
+    def _on_frame(self, frame) -> None:
+        if not isinstance(frame, dict):
+            raise framing.FrameError("not an object")
+        if "ready" in frame and self.ready is None:
+            self.ready = frame["ready"]
+        elif self.report is None:
+            self.report = frame
+            self.kill(None)  # it exits by itself; this makes sure of it
+
+    def start(self, request_id, job: dict) -> None:
+        self.request_id = request_id
+        self.started = time.monotonic()
+        self.deadline = self.started + self.limits["wall_seconds"] + WALL_GRACE
+        try:
+            framing.write_frame(self.job_w, job)
+        except OSError:
+            pass  # it died meanwhile: the exit report says how
+        os.close(self.job_w)
+        self.job_w = -1
+
+    def kill(self, reason: str | None) -> None:
+        if reason and not self.kill_reason and self.report is None:
+            self.kill_reason = reason
+        try:
+            signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    def close(self) -> None:
+        for fd in [self.pidfd, self.job_w, *self.read_fds]:
+            if fd >= 0:
+                os.close(fd)
+
+    def verdict(self, status: int, cpu: float) -> dict:
+        out, err = (c.text() for c in self.captures.values())
+        base = {"stdout": out, "stderr": err, "seconds": round(time.monotonic() - self.started, 4),
+                "part": None, "line": None}
+        return base | self._outcome(status, cpu)
+
+    def _outcome(self, status: int, cpu: float) -> dict:
+        limits = self.limits
+        if self.kill_reason == "wall":
+            return {"status": "timeout", "message": f"wall-clock limit ({limits['wall_seconds']:g} s) reached"}
+        if self.kill_reason == "output":
+            return {"status": "output", "message": f"output limit reached ({limits['output_bytes'] * OUTPUT_KILL_FACTOR} bytes)"}
+        result = (self.report or {}).get("result")
+        if isinstance(result, dict):
+            return _checked(result)
+        if os.WIFSIGNALED(status):
+            sig = os.WTERMSIG(status)
+            if sig == signal.SIGKILL and cpu >= limits["cpu_seconds"]:
+                return {"status": "timeout", "message": f"CPU time limit ({limits['cpu_seconds']:g} s) reached"}
+            name = signal.Signals(sig).name if sig in signal.valid_signals() else str(sig)
+            return {"status": "crashed", "message": f"killed by {name} ({signal.strsignal(sig)})"}
+        if self.report and "setup_error" in self.report:
+            return {"status": "error", "message": f"sandbox: {self.report['setup_error']}"[:2000]}
+        return {"status": "error", "message": f"exited with code {os.waitstatus_to_exitcode(status)} before the check finished"}
+
+
+def _read(fd: int) -> bytes | None:
+    try:
+        return os.read(fd, 65536)
+    except BlockingIOError:
+        return None
+
+
+def _checked(result: dict) -> dict:
+    """The job's own report, reduced to well-formed fields."""
+    status = result.get("status") if result.get("status") in STATUSES else "error"
+    line = result.get("line")
+    part = result.get("part")
+    return {"status": status, "message": str(result.get("message", ""))[:2000],
+            "part": part if isinstance(part, str) else None,
+            "line": line if isinstance(line, int) and not isinstance(line, bool) else None}

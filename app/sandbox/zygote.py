@@ -1,0 +1,140 @@
+"""The zygote: imports torch once, then forks one job process per request from the server.
+
+It never sees a learner's code (the server talks to job processes directly over pipes the
+zygote hands it), so nothing of one learner's submission is in the memory the next job is
+forked from. It reaps its children and tells the server how each one ended.
+"""
+import gc
+import json
+import os
+import selectors
+import signal
+import socket
+import sys
+from pathlib import Path
+
+from . import child, confine, hugepages, linux, mounts, syscalls
+
+
+def _import_runtime() -> dict:
+    os.environ["OMP_NUM_THREADS"] = "1"  # forked children deadlock in libgomp otherwise
+    import math  # noqa: F401 - preloaded for the jobs
+    import torch
+    torch.set_num_threads(1)
+    torch.set_num_interop_threads(1)
+    return {"torch": torch.__version__}
+
+
+def _needed_paths() -> list[Path]:
+    import torch
+    paths = [sys.base_prefix, sys.prefix, sys.exec_prefix, Path(torch.__file__).parent.parent]
+    return [Path(p) for p in paths + [p for p in sys.path if p]]
+
+
+def _namespaces() -> dict[str, int]:
+    return {f"{name}_ns": os.stat(f"/proc/self/ns/{name}").st_ino for name in ("pid", "net", "ipc", "mnt")}
+
+
+class Zygote:
+    def __init__(self, sock: socket.socket, config: dict):
+        self.sock, self.config = sock, config
+        self.children: dict[int, int] = {}  # pid -> slot
+        self.filter = syscalls.build_filter()
+        self.own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY)
+
+    def send(self, message: dict, fds: list[int] = ()) -> None:
+        socket.send_fds(self.sock, [json.dumps(message).encode()], list(fds))
+
+    def spawn(self, request: dict) -> None:
+        pipes = [os.pipe() for _ in range(4)]  # job (server writes), result, out, err
+        ours = {"job": pipes[0][0], "result": pipes[1][1], "out": pipes[2][1], "err": pipes[3][1]}
+        theirs = [pipes[0][1], pipes[1][0], pipes[2][0], pipes[3][0]]
+        try:
+            new_pid_ns = self._enter_new_pid_ns(request)
+            try:
+                pid = os.fork()
+                if pid == 0:
+                    child.job_main(ours, request, self.filter)
+            finally:
+                if new_pid_ns:
+                    linux.setns(self.own_pid_ns, linux.CLONE_NEWPID)
+            pidfd = os.pidfd_open(pid)
+            self.children[pid] = request["slot"]
+            self.send({"spawned": request["slot"], "pid": pid, "pid_namespace": new_pid_ns},
+                      [pidfd] + theirs)
+            os.close(pidfd)
+        except OSError as exc:
+            self.send({"spawn_failed": request["slot"], "error": str(exc)})
+        finally:
+            for fd in list(ours.values()) + theirs:
+                os.close(fd)
+
+    @staticmethod
+    def _enter_new_pid_ns(request: dict) -> bool:
+        """Makes the next child pid 1 of a fresh namespace (the probe just records a failure)."""
+        if not request["plan"].get("pid_namespace"):
+            return False
+        try:
+            linux.unshare(linux.CLONE_NEWPID)
+        except OSError:
+            if request["strict"]:
+                raise
+            return False
+        return True
+
+    def reap(self) -> None:
+        while self.children:
+            try:
+                pid, status, usage = os.wait4(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            slot = self.children.pop(pid, None)
+            cpu = usage.ru_utime + usage.ru_stime
+            self.send({"exited": slot, "status": status, "cpu": cpu})
+
+    def serve(self) -> None:
+        wake_r, wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        signal.set_wakeup_fd(wake_w)
+        signal.signal(signal.SIGCHLD, lambda *_: None)
+        selector = selectors.DefaultSelector()
+        selector.register(self.sock, selectors.EVENT_READ)
+        selector.register(wake_r, selectors.EVENT_READ)
+        while True:
+            for key, _ in selector.select():
+                if key.fileobj is self.sock:
+                    data = self.sock.recv(1 << 20)
+                    if not data:
+                        return
+                    self.spawn(json.loads(data))
+                else:
+                    os.read(wake_r, 4096)
+            self.reap()
+
+    def stop(self) -> None:
+        for pid in self.children:
+            os.kill(pid, signal.SIGKILL)
+
+
+def main(sock: socket.socket, config: dict) -> None:
+    """Runs in a process forked from the server before it imported anything heavy."""
+    linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+    confine.close_other_fds({sock.fileno(), 2})
+    info = {"pid": os.getpid(), "runtime": _import_runtime(), "view": None}
+    if config.get("mount_namespace", True):
+        try:
+            info["view"] = mounts.prepare_shared_view(_needed_paths(), [Path(p) for p in config["data_dirs"]])
+        except OSError as exc:
+            info["view_error"] = str(exc)
+    zygote = Zygote(sock, config)
+    info["seccomp"] = zygote.filter is not None
+    gc.collect()
+    gc.freeze()  # the collector would otherwise touch, and so copy, every object in each job
+    info["huge_regions"] = hugepages.collapse()
+    zygote.send({"zygote": info | _namespaces()})
+    try:
+        zygote.serve()
+    finally:
+        zygote.stop()
+        os._exit(0)
