@@ -1,8 +1,9 @@
 """One place that decides how a page is answered: full page, the htmx block, or JSON."""
+from collections.abc import Hashable
 from typing import Any
 
 from fastapi import Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from jinja2 import Environment, FileSystemLoader
 from jinja2_fragments.fastapi import Jinja2Blocks
 
@@ -29,11 +30,39 @@ def is_htmx(request: Request) -> bool:
 
 
 def render(request: Request, template: str, context: dict[str, Any], *, block: str | None = None,
-           status: int = 200, data: Any = None, headers: dict[str, str] | None = None) -> Response:
-    """JSON for JSON clients (`data`), the named block for htmx swaps, else the whole page."""
+           status: int = 200, data: Any = None, headers: dict[str, str] | None = None,
+           shell_key: Hashable | None = None) -> Response:
+    """JSON for JSON clients (`data`), the named block for htmx swaps, else the whole page.
+
+    With `shell_key`, everything outside `block` depends only on that key, so it is rendered
+    once and reused: a new mask then costs just the block.
+    """
     if data is not None and wants_json(request):
         return JSONResponse(data, status_code=status, headers=headers)
     templates: Jinja2Blocks = request.app.state.templates
-    block_name = block if block and is_htmx(request) else None
-    return templates.TemplateResponse(request, template, context, status_code=status,
-                                      headers=headers, block_name=block_name)
+    if block and is_htmx(request):
+        return templates.TemplateResponse(request, template, context, status_code=status,
+                                          headers=headers, block_name=block)
+    if block and shell_key is not None:
+        inner = _block_html(templates, template, block, request, context)
+        before, after = _shell(templates, template, block, request, context, shell_key, inner)
+        return HTMLResponse(before + inner + after, status_code=status, headers=headers)
+    return templates.TemplateResponse(request, template, context, status_code=status, headers=headers)
+
+
+def _block_html(templates: Jinja2Blocks, template: str, block: str, request: Request, context: dict) -> str:
+    tpl = templates.env.get_template(template)
+    return "".join(tpl.blocks[block](tpl.new_context({**context, "request": request})))
+
+
+def _shell(templates, template, block, request, context, key, inner: str) -> tuple[str, str]:
+    shells: dict = templates.env.globals.setdefault("_shells", {})
+    if (template, key) not in shells:
+        full = templates.get_template(template).render({**context, "request": request})
+        before, found, after = full.partition(inner)
+        if not found:  # the block's output is not unique text of the page: never cache that
+            return full, ""
+        if len(shells) > 512:
+            shells.clear()
+        shells[template, key] = (before, after)
+    return shells[template, key]

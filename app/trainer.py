@@ -24,8 +24,9 @@ class Drill:
 def random_drill(snippet: Snippet, rate: int, seed: int) -> Drill:
     spans = eligible_spans(snippet.code)
     chosen = random_mask(snippet.version, len(spans), rate, seed)
+    label = _("空 %(n)s")
     holes = tuple(
-        Hole(f"s{i}", spans[i].start, spans[i].end, spans[i].text, _("空 %(n)s", n=n))
+        Hole(f"s{i}", spans[i].start, spans[i].end, spans[i].text, label % {"n": n})
         for n, i in enumerate(chosen, start=1)
     )
     return Drill(snippet, "random", holes, len(spans), rate, seed)

@@ -71,14 +71,15 @@ class _Connection:
                 if not future.done():
                     future.set_exception(_ServerLost())
 
-    async def ask(self, message: dict, timeout: float) -> dict:
+    async def ask(self, kind: str, timeout: float, **fields) -> dict:
+        """Sends {kind: id, ...fields}; the server's reply carries the same id."""
         if not self.alive:
             raise _ServerLost()
         key = next(self.ids)
         future = asyncio.get_running_loop().create_future()
         self.waiting[key] = future
         try:
-            self.writer.write(framing.encode({**message, next(iter(message)): key}))
+            self.writer.write(framing.encode({kind: key, **fields}))
             return await asyncio.wait_for(future, timeout)
         except (asyncio.TimeoutError, ConnectionError):
             self.alive = False  # hung or gone: it gets replaced
@@ -135,7 +136,7 @@ class Sandbox:
     async def status(self) -> dict:
         """Pids and memory of the server tree (for the health page, tests and benchmarks)."""
         conn = await self._connection()
-        return (await conn.ask({"status": 0}, REPLY_MARGIN))["info"]
+        return (await conn.ask("status", REPLY_MARGIN))["info"]
 
     async def run(self, job: Job) -> Verdict:
         _validate(job)
@@ -147,8 +148,8 @@ class Sandbox:
                 for _ in range(2):  # a dead or hung server is replaced and the job retried once
                     conn = await self._connection()
                     try:
-                        reply = await conn.ask({"run": 0, "job": job.as_dict()},
-                                               self.limits.wall_seconds + REPLY_MARGIN)
+                        reply = await conn.ask("run", self.limits.wall_seconds + REPLY_MARGIN,
+                                               job=job.as_dict())
                         return Verdict.from_dict(reply["verdict"])
                     except _ServerLost:
                         continue
