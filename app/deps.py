@@ -1,14 +1,18 @@
 """Shared request dependencies: the app's singletons and the learner's anonymous id."""
+import hmac
 import secrets
 
 from fastapi import Request, Response
 
+from .auth import TeacherAuth
+from .catalog import Catalog
 from .errors import UserError
 from .i18n import _
 from .settings import Settings
 from .snippets.library import SnippetLibrary
 from .snippets.model import Snippet
 from .store import Store
+from .submission import read_fields
 
 LEARNER_COOKIE = "cc_learner"
 
@@ -26,10 +30,48 @@ def store(request: Request) -> Store:
 
 
 def snippet_or_404(request: Request, snippet_id: str) -> Snippet:
+    """A published snippet; drafts too for a signed-in teacher (that is the preview)."""
     snippet = library(request).get(snippet_id)
-    if snippet is None:
+    if snippet is None or not (library(request).is_visible(snippet_id) or is_teacher(request)):
         raise UserError(404, _("没有找到片段 “%(id)s”。", id=snippet_id[:64]))
     return snippet
+
+
+def auth(request: Request) -> TeacherAuth:
+    return request.app.state.auth
+
+
+def catalog(request: Request) -> Catalog:
+    return request.app.state.catalog
+
+
+def is_teacher(request: Request) -> bool:
+    try:
+        return auth(request).session(request) is not None
+    except UserError:
+        return False
+
+
+def teacher_session(request: Request) -> dict:
+    """The signed-in teacher's session, or a 401 that sends them to the login page."""
+    session = auth(request).session(request)
+    if session is None:
+        raise UserError(401, _("请先以教师身份登录。"), detail=["login"])
+    return session
+
+
+async def teacher_form(request: Request) -> dict[str, str]:
+    """Fields of a teacher's state-changing form, after checking its CSRF token."""
+    session = teacher_session(request)
+    fields = await read_fields(request, settings(request).max_form_bytes)
+    if not hmac.compare_digest(fields.get("csrf", ""), session["csrf"]):
+        raise UserError(403, _("表单已失效（CSRF 校验失败），请刷新页面后重试。"))
+    return fields
+
+
+def api_teacher(request: Request) -> None:
+    if not auth(request).bearer_ok(request):
+        raise UserError(401, _("需要教师令牌：Authorization: Bearer <token>。"))
 
 
 def learner_id(request: Request) -> str:

@@ -9,7 +9,12 @@ from fastapi.staticfiles import StaticFiles
 from . import i18n
 from .assets import head_tags
 from .markdown import pygments_css
-from .routes import attempts, errors, health, home, trainer
+from .auth import TeacherAuth
+from .catalog import Catalog
+from .execution import status_label
+from .routes import api, attempts, errors, health, home, teach, trainer
+from .store import SnippetIndex
+from .strength_jobs import StrengthJobs
 from .settings import PROJECT_DIR, Settings
 from .snippets.errors import SnippetInvalid
 from .snippets.library import SnippetLibrary
@@ -35,9 +40,11 @@ async def lifespan(app: FastAPI):
     if sandbox is not None:
         await sandbox.start()
     app.state.sandbox = sandbox
+    app.state.auth.announce()
     try:
         yield
     finally:
+        await app.state.strength_jobs.close()
         if sandbox is not None:
             await sandbox.close()
 
@@ -52,9 +59,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(title="codecloze", lifespan=lifespan)
     app.state.settings = settings
     app.state.library = library
-    app.state.store = Store(settings.sqlalchemy_url)
+    app.state.store = store = Store(settings.sqlalchemy_url)
+    app.state.catalog = Catalog(settings.data_dir / "snippets", SnippetIndex(store), library)
+    app.state.catalog.load()
+    app.state.auth = TeacherAuth(settings)
+    app.state.strength_jobs = StrengthJobs()
     app.state.sandbox = None
     app.state.templates = templates = make_templates()
+    templates.env.globals["status_label"] = status_label
     templates.env.globals["head_tags"] = head_tags(settings.use_cdn, lambda p: f"/static/{p}")
 
     app.mount("/static", StaticFiles(directory=PROJECT_DIR / "static"), name="static")
@@ -64,7 +76,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_api_route("/highlight.css", lambda: Response(highlight_css, media_type="text/css",
                                                         headers={"Cache-Control": "public, max-age=86400"}),
                       include_in_schema=False)
-    for module in (home, trainer, attempts, health):
+    for module in (home, trainer, attempts, teach, api, health):
         app.include_router(module.router)
     errors.install(app)
     return app

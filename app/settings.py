@@ -28,6 +28,12 @@ class Settings(BaseSettings):
     workers: int = Field(default_factory=lambda: os.cpu_count() or 1)
     queue: int = 32
 
+    # Teachers: a fixed token from the operator, or one generated and logged at start-up.
+    teacher_token: str | None = None
+    secret_key: str | None = None  # signs teacher sessions; random per process when unset
+    session_hours: float = 12.0
+    login_attempts_per_minute: int = 5
+
     max_answer_chars: int = 2000
     max_form_bytes: int = 256 * 1024
 

@@ -2,8 +2,8 @@
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from sqlalchemy import (JSON, Column, DateTime, Integer, MetaData, String, Table, Text,
-                        create_engine, event, insert, select, update)
+from sqlalchemy import (JSON, Boolean, Column, DateTime, Integer, MetaData, String, Table, Text,
+                        create_engine, delete, event, insert, select, update)
 
 metadata = MetaData()
 
@@ -30,6 +30,14 @@ responses = Table(
     Column("question", Integer, nullable=False),
     Column("text", Text, nullable=False),
     Column("rating", String(8)),  # again | hard | good | easy, the learner's own
+)
+
+snippets = Table(
+    "snippets", metadata,  # uploaded snippets; their text lives in files under the data dir
+    Column("id", String(64), primary_key=True),
+    Column("version", String(12), nullable=False),
+    Column("published", Boolean, nullable=False, default=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
 )
 
 RATINGS = ("again", "hard", "good", "easy")
@@ -91,6 +99,31 @@ class Store:
             rows = db.execute(select(responses).where(responses.c.attempt_id == attempt_id)
                               .order_by(responses.c.question))
             return [dict(r._mapping) for r in rows]
+
+
+class SnippetIndex:
+    """Which uploaded snippets exist, at which version, and whether learners see them."""
+
+    def __init__(self, store: Store):
+        self.engine = store.engine
+
+    def published(self) -> dict[str, bool]:
+        with self.engine.connect() as db:
+            return {r.id: r.published for r in db.execute(select(snippets.c.id, snippets.c.published))}
+
+    def upsert(self, snippet_id: str, version: str, published: bool) -> None:
+        now = datetime.now(timezone.utc)
+        with self.engine.begin() as db:
+            if db.execute(select(snippets.c.id).where(snippets.c.id == snippet_id)).first():
+                db.execute(update(snippets).where(snippets.c.id == snippet_id).values(
+                    version=version, published=published, updated_at=now))
+            else:
+                db.execute(insert(snippets).values(id=snippet_id, version=version, published=published,
+                                                   updated_at=now))
+
+    def remove(self, snippet_id: str) -> None:
+        with self.engine.begin() as db:
+            db.execute(delete(snippets).where(snippets.c.id == snippet_id))
 
 
 def _sqlite_pragmas(conn, _record) -> None:

@@ -77,43 +77,49 @@ def test_reports_every_problem_with_its_line():
     bad = GOOD.replace("title: T\n", "").replace("level: 2", "level: 7").replace(
         "{{c2::1}}", "{{c2::1").replace("assert y", "assert y ==")
     found = problems(bad)
-    assert "line 1: front matter needs a non-empty 'title'" in found
-    assert any("'level' must be" in p for p in found)
-    assert "line 14: malformed cloze marker: expected {{cN::answer}} or {{cN::answer::hint}} on one line" in found
-    assert any(p.startswith("line 18: ```python check block does not parse") for p in found)
+    assert "第 1 行：front matter 缺少非空的 'title'" in found
+    assert any("'level' 必须是" in p for p in found)
+    assert "第 14 行：挖空标记格式不对：应为同一行内的 {{cN::答案}} 或 {{cN::答案::提示}}" in found
+    assert any(p.startswith("第 18 行：```python check 代码块有语法错误") for p in found)
 
 
 @pytest.mark.parametrize("mutate, message", [
-    (lambda t: t.replace("---\ntitle", "title", 1), "front-matter block"),
-    (lambda t: t.replace("```python check", "```text"), "needs exactly one ```python check block, found 0"),
-    (lambda t: t.replace("```python\ny", "```python\ny = 1\n```\n\n```python\ny"), "needs exactly one ```python block, found 2"),
-    (lambda t: t.replace("level: 2", "level: [1"), "not valid YAML"),
-    (lambda t: t.replace("tags: [a]", "tags: [a]\ncolour: red"), "unknown front-matter key 'colour'"),
-    (lambda t: t.replace("### 参考答案\n\nA.", ""), "needs its text, then '### 参考答案'"),
-    (lambda t: t + "\n## Appendix\n\nmore\n", "unknown section '## Appendix'"),
-    (lambda t: t.replace("y = {{c1::math.sqrt(4)::平方根}} + {{c2::1}}", "# only a comment"), "no token that can be masked"),
+    (lambda t: t.replace("---\ntitle", "title", 1), "开头"),
+    (lambda t: t.replace("```python check", "```text"), "需要恰好一个 ```python check 代码块，实际有 0 个"),
+    (lambda t: t.replace("```python\ny", "```python\ny = 1\n```\n\n```python\ny"), "需要恰好一个 ```python 代码块，实际有 2 个"),
+    (lambda t: t.replace("level: 2", "level: [1"), "不是合法的 YAML"),
+    (lambda t: t.replace("tags: [a]", "tags: [a]\ncolour: red"), "未知的 front matter 键 'colour'"),
+    (lambda t: t.replace("### 参考答案\n\nA.", ""), "需要题目，然后是 '### 参考答案'"),
+    (lambda t: t + "\n## Appendix\n\nmore\n", "未知的小节 '## Appendix'"),
+    (lambda t: t.replace("y = {{c1::math.sqrt(4)::平方根}} + {{c2::1}}", "# only a comment"), "没有可以挖空的 token"),
 ])
 def test_malformed_files_say_what_is_wrong(mutate, message):
     assert any(message in p for p in problems(mutate(GOOD)))
 
 
 def test_rejects_path_like_ids():
-    assert any("must be 1–64 lower-case" in p for p in problems(GOOD, "../etc"))
+    assert any("必须由 1–64 个小写字母" in p for p in problems(GOOD, "../etc"))
 
 
 def test_decode_rejects_binary_and_other_encodings():
-    with pytest.raises(SnippetInvalid, match="binary"):
+    with pytest.raises(SnippetInvalid, match="二进制"):
         decode(b"\x00\x01", "x.md")
-    with pytest.raises(SnippetInvalid, match="line 2: file is not UTF-8"):
+    with pytest.raises(SnippetInvalid, match="第 2 行：文件不是 UTF-8"):
         decode("a\n\u00e9".encode("latin-1"), "x.md")
-    assert decode("\ufeffa\r\nb".encode("utf-8"), "x.md") == "a\nb"
+    assert decode("\ufeffa\r\nb".encode("utf-8"), "x.md") == "\ufeffa\r\nb"  # kept for download
+
+
+def test_crlf_and_bom_files_parse_like_plain_ones():
+    windows = "\ufeff" + GOOD.replace("\n", "\r\n")
+    assert parse_snippet(windows, "t").code == parse_snippet(GOOD, "t").code
+    assert parse_snippet(windows, "t").source == windows
 
 
 def test_start_up_fails_on_a_malformed_file_with_path_and_line(snippets_dir: Path, tmp_path: Path):
     (snippets_dir / "broken.md").write_text(GOOD.replace("{{c2::1}}", "{{c2::1"), encoding="utf-8")
     with pytest.raises(SnippetInvalid) as err:
         create_app(Settings(data_dir=tmp_path / "d", snippets_dir=snippets_dir, execution=False))
-    assert f"{snippets_dir / 'broken.md'}: line 15: malformed cloze marker" in str(err.value)
+    assert f"{snippets_dir / 'broken.md'}: 第 15 行：挖空标记格式不对" in str(err.value)
 
 
 def test_earlier_versions_come_back_from_the_archive(tmp_path: Path):

@@ -97,5 +97,6 @@ def _show(request: Request, drill: Drill, *, shown=None, result: Result | None =
           revealed: bool = False) -> Response:
     context = page_context(drill, shown=shown, result=result, revealed=revealed,
                            next_seed=new_seed(), drill_url=drill_url)
+    context["draft"] = draft = not deps.library(request).is_visible(drill.snippet.id)
     return render(request, "snippet.html", context, block="trainer", data=drill_json(drill, result),
-                  shell_key=(drill.snippet.id, drill.snippet.version, drill.mode))
+                  shell_key=(drill.snippet.id, drill.snippet.version, drill.mode, draft))

@@ -4,7 +4,6 @@ from functools import lru_cache
 from markupsafe import Markup
 
 from ..engine.render import render_code
-from ..execution import status_label
 from ..feedback import Result
 from ..markdown import render_markdown
 from ..trainer import Drill
@@ -33,7 +32,6 @@ def page_context(drill: Drill, *, shown, result: Result | None, revealed: bool, 
         "drill_url": drill_url,
         "markdown": markdown_html,
         "static_code": static_code,
-        "status_label": status_label,
         "hint_groups": _hint_groups(drill),
     }
 

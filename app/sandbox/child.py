@@ -2,6 +2,7 @@
 
 It never returns into the zygote's code and never runs a second job.
 """
+import fcntl
 import io
 import os
 import signal
@@ -15,8 +16,9 @@ _ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "OMP_NUM_THRE
 def _wire_stdio(out_fd: int, err_fd: int) -> None:
     null = os.open(os.devnull, os.O_RDONLY)
     for src, dst in ((null, 0), (out_fd, 1), (err_fd, 2)):
-        os.dup2(src, dst)
-        os.close(src)
+        if src != dst:
+            os.dup2(src, dst)
+            os.close(src)
     new = lambda fd: io.TextIOWrapper(io.FileIO(fd, "w", closefd=False), encoding="utf-8",
                                       errors="backslashreplace", line_buffering=True)
     sys.stdout, sys.stderr = new(1), new(2)
@@ -43,10 +45,12 @@ def job_main(fds: dict, spawn: dict, seccomp_filter) -> None:
     try:
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        fds = {name: fcntl.fcntl(fd, fcntl.F_DUPFD, 10) for name, fd in fds.items()}  # clear of 0-2
         confine.close_other_fds(set(fds.values()))
         done = confine.confine(spawn["plan"], spawn["limits"], seccomp_filter, spawn["strict"])
         _wire_stdio(fds["out"], fds["err"])
         _enter_work_dir("/tmp" if done.get("private_view") else spawn["work_dir"])
+        harness.reseed()  # before "ready": this process runs one job only
         framing.write_frame(fds["result"], {"ready": done})
         job = framing.read_frame_blocking(fds["job"])
         if job is None:
@@ -54,7 +58,6 @@ def job_main(fds: dict, spawn: dict, seccomp_filter) -> None:
         if "probe" in job:
             result = {"probe": probe.verify(job["probe"], done)}
         else:
-            harness.reseed()
             result = harness.run_parts(job, spawn["limits"])
         if os.getpid() != me:  # a process the learner forked never reports
             os._exit(0)

@@ -48,7 +48,7 @@ def reseed() -> None:
     seed = int.from_bytes(os.urandom(8), "little")
     random.seed(seed)
     if "torch" in sys.modules:
-        sys.modules["torch"].manual_seed(seed)
+        sys.modules["torch"].default_generator.manual_seed(seed)  # manual_seed also probes GPUs
     if "numpy" in sys.modules:
         sys.modules["numpy"].random.seed(seed % (1 << 32))
 
@@ -94,7 +94,14 @@ def _print_traceback(exc: BaseException) -> None:
     sys.stderr.write(text)
 
 
+def _memory_message(exc: BaseException, limits: dict) -> str:
+    mib = int(limits["memory_bytes"]) >> 20
+    return f"memory limit ({mib} MiB) reached: {_describe(exc)}"
+
+
 def run_parts(job: dict, limits: dict) -> dict:
+    """Runs the parts; returns status, message, part, line. Processes the code forks end here."""
+    owner = os.getpid()
     parts = [(str(name), str(src)) for name, src in job["parts"]]
     files = {f"<{name}>": name for name, _ in parts}
     for name, src in parts:  # tracebacks and inspect can then show the learner's lines
@@ -108,12 +115,18 @@ def run_parts(job: dict, limits: dict) -> dict:
         timers.disarm()
     except BaseException as exc:  # noqa: B902 - everything the learner's code can raise
         timers.disarm()
+        if os.getpid() != owner:
+            os._exit(1)
         part, line = _location(exc, files)
         status = _status(exc, part, job.get("check_part", "check"))
-        message = str(exc) if status in ("failed", "timeout") else _describe(exc)
-        if status == "failed" and not message:
-            message = "AssertionError"
+        if status == "memory":
+            message = _memory_message(exc, limits)
+        else:  # an assertion's own message, or the limit; else the exception as Python prints it
+            message = str(exc) if status in ("failed", "timeout") else ""
+            message = message or _describe(exc)
         if status in ("error", "failed"):
             _print_traceback(exc)
         return {"status": status, "message": message[:MESSAGE_CHARS], "part": part, "line": line}
+    if os.getpid() != owner:
+        os._exit(0)
     return {"status": "passed", "message": "", "part": None, "line": None}

@@ -37,7 +37,8 @@ class Server:
         self.zygote: dict = {}
         self.work_dir_of: dict[int, str | None] = {}
         self.probe_slot: int | None = None
-        self.started = False  # the probe has answered and the web app knows the protections
+        self.started = False  # the probe has answered; jobs can be taken
+        self.announcement: dict | None = None
 
     # -- start-up --------------------------------------------------------------------------
     def start_zygote(self) -> None:
@@ -111,7 +112,7 @@ class Server:
         proc.drain()
         if proc in self.ready:
             self.ready.remove(proc)
-        if proc.request_id == PROBE:
+        if proc.slot == self.probe_slot and not self.started:
             self.finish_probe(proc, status)
         elif proc.request_id is not None:
             self.send({"done": proc.request_id, "verdict": proc.verdict(status, cpu)})
@@ -123,16 +124,18 @@ class Server:
         self.free_slots.append(proc.slot)
 
     def finish_probe(self, proc: JobProcess, status: int) -> None:
-        report = (proc.report or {}).get("probe")
+        report = ((proc.report or {}).get("result") or {}).get("probe")
         if not isinstance(report, dict):
-            raise RuntimeError(f"sandbox probe failed: {proc.report or status} {proc.captures}")
+            error = proc.verdict(status, 0.0)
+            raise RuntimeError(f"sandbox probe failed: {error['message']} {error['stderr'][-2000:]}")
         self.plan = policy.strict_plan(proc.ready or {}, proc.pid_namespace)
         stdlib = report.pop("stdlib_importable", False)
         if not stdlib:
             print("codecloze sandbox: jobs cannot import the standard library", file=sys.stderr)
-        self.send({"ready": {"protections": report, "plan": self.plan, "stdlib_importable": stdlib,
-                             "server_pid": os.getpid(), "zygote_pid": self.zygote_pid}})
         self.started = True
+        # Announced once the pool of ready job processes is full: the first request is fast too.
+        self.announcement = {"ready": {"protections": report, "plan": self.plan, "stdlib_importable": stdlib,
+                                       "server_pid": os.getpid(), "zygote_pid": self.zygote_pid}}
 
     def count_failure(self, error: str) -> None:
         print(f"codecloze sandbox: {error}", file=sys.stderr)
@@ -157,6 +160,7 @@ class Server:
         ready = [p.pid for p in self.ready]
         return {"server_pid": os.getpid(), "zygote_pid": self.zygote_pid, "ready_pids": ready,
                 "running": sum(p.state == "running" for p in self.procs.values()),
+                "starting": len(self.spawning) + sum(p.state == "starting" for p in self.procs.values()),
                 "pending": len(self.pending), "memory": usage([os.getpid(), self.zygote_pid])}
 
     # -- the loop --------------------------------------------------------------------------
@@ -188,6 +192,9 @@ class Server:
                 handler(key.fd, *args)
             if self.started:
                 self.dispatch()
+            if self.announcement and len(self.ready) >= self.workers:
+                self.send(self.announcement)
+                self.announcement = None
 
     def shutdown(self) -> None:
         for proc in self.procs.values():

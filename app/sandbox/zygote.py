@@ -25,6 +25,21 @@ def _import_runtime() -> dict:
     return {"torch": torch.__version__}
 
 
+_WARM_UP = """
+x = torch.randn(4, 8)
+y = (torch.softmax(x, dim=-1) @ x.T).exp().sum(dim=0, keepdim=True).max()
+z = torch.zeros(2, 2); z[0] = torch.tensor([1.0, 2.0]); z[:, 1] += 1
+assert torch.allclose(torch.ones(3), torch.ones(3)) and x.shape[-1] == 8
+text = repr(x) + str(y) + repr(z.tolist()) + f"{y.item():.3f}"
+"""
+
+
+def _warm_up() -> None:
+    """First calls of torch ops initialise lazily; do that once here, not in every job."""
+    import torch
+    exec(compile(_WARM_UP, "<warm-up>", "exec"), {"torch": torch})
+
+
 def _needed_paths() -> list[Path]:
     import torch
     paths = [sys.base_prefix, sys.prefix, sys.exec_prefix, Path(torch.__file__).parent.parent]
@@ -121,7 +136,10 @@ def main(sock: socket.socket, config: dict) -> None:
     """Runs in a process forked from the server before it imported anything heavy."""
     linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
     confine.close_other_fds({sock.fileno(), 2})
+    null = os.open(os.devnull, os.O_RDWR)  # takes fd 0; keeps job pipes off 0 and 1
+    os.dup2(null, 1)
     info = {"pid": os.getpid(), "runtime": _import_runtime(), "view": None}
+    _warm_up()
     if config.get("mount_namespace", True):
         try:
             info["view"] = mounts.prepare_shared_view(_needed_paths(), [Path(p) for p in config["data_dirs"]])

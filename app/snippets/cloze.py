@@ -1,6 +1,7 @@
 """Anki-style cloze markers in drill code: `{{c1::answer}}` or `{{c1::answer::hint}}`."""
 import re
 
+from ..i18n import _
 from .model import Blank
 
 MARKER = re.compile(r"\{\{c(\d+)::((?:(?!::|\}\}).)+?)(?:::((?:(?!\}\}).)*?))?\}\}")
@@ -29,6 +30,6 @@ def _malformed(marked: str) -> list[tuple[int, str]]:
     leftover = MARKER.sub(lambda m: " " * len(m.group(0)), marked)
     return [
         (marked.count("\n", 0, m.start()) + 1,
-         "malformed cloze marker: expected {{cN::answer}} or {{cN::answer::hint}} on one line")
+         _("挖空标记格式不对：应为同一行内的 {{cN::答案}} 或 {{cN::答案::提示}}"))
         for m in OPENING.finditer(leftover)
     ]

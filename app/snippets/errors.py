@@ -1,6 +1,8 @@
 """Problems found in a snippet file, each with the line it is on."""
 from dataclasses import dataclass
 
+from ..i18n import _
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -8,7 +10,7 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        return f"line {self.line}: {self.message}" if self.line else self.message
+        return _("第 %(n)s 行：%(msg)s", n=self.line, msg=self.message) if self.line else self.message
 
 
 class SnippetInvalid(ValueError):

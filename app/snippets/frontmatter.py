@@ -4,6 +4,7 @@ import re
 import yaml
 
 from ..engine.mask import RATE_MAX, RATE_MIN
+from ..i18n import _
 from .errors import Problem
 
 LEVEL = re.compile(r"^[1-5](-[1-5])?$")
@@ -26,10 +27,10 @@ def load_meta(raw: str, problems: list[Problem]) -> dict:
         meta = yaml.safe_load(raw)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
-        problems.append(Problem(mark.line + 2 if mark else 1, f"front matter is not valid YAML: {err}"))
+        problems.append(Problem(mark.line + 2 if mark else 1, _("front matter 不是合法的 YAML：%(err)s", err=err)))
         return {}
     if not isinstance(meta, dict):
-        problems.append(Problem(1, "front matter must be a mapping of keys to values"))
+        problems.append(Problem(1, _("front matter 必须是“键: 值”的映射")))
         return {}
     return meta
 
@@ -40,38 +41,38 @@ def clean_meta(meta: dict, problems: list[Problem]) -> dict:
         problems.append(Problem(1, message))
 
     for key in sorted(set(meta) - KNOWN, key=str):
-        bad(f"unknown front-matter key {key!r} (known: {', '.join(sorted(KNOWN))})")
+        bad(_("未知的 front matter 键 %(key)r（可用：%(known)s）", key=key, known=", ".join(sorted(KNOWN))))
     out: dict = {}
     for key in ("title", "summary"):
         value = meta.get(key)
         if not isinstance(value, str) or not value.strip():
-            bad(f"front matter needs a non-empty {key!r}")
+            bad(_("front matter 缺少非空的 %(key)r", key=key))
         else:
             out[key] = value.strip()
     level = str(meta.get("level", "")).strip()
     if not LEVEL.match(level) or int(level[0]) > int(level[-1]):
-        bad("'level' must be an integer 1–5 or a range such as \"1-2\"")
+        bad(_("'level' 必须是 1–5 的整数，或 \"1-2\" 这样的范围"))
     out["level"] = level
     tags = meta.get("tags", [])
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
-        bad("'tags' must be a list of strings")
+        bad(_("'tags' 必须是字符串列表"))
     else:
         out["tags"] = tuple(t.strip() for t in tags)
     if meta.get("group") is not None:
         if not isinstance(meta["group"], str):
-            bad("'group' must be a string")
+            bad(_("'group' 必须是字符串"))
         else:
             out["group"] = meta["group"].strip()
     if meta.get("order") is not None:
         if isinstance(meta["order"], bool) or not isinstance(meta["order"], int):
-            bad("'order' must be an integer")
+            bad(_("'order' 必须是整数"))
         else:
             out["order"] = meta["order"]
     if "rates" in meta:
         rates = meta["rates"]
         if (not isinstance(rates, list) or not rates
                 or not all(type(r) is int and RATE_MIN <= r <= RATE_MAX for r in rates)):
-            bad(f"'rates' must be a list of integers from {RATE_MIN} to {RATE_MAX}")
+            bad(_("'rates' 必须是 %(lo)s 到 %(hi)s 之间的整数列表", lo=RATE_MIN, hi=RATE_MAX))
         else:
             out["rates"] = tuple(sorted(set(rates)))
     return out

@@ -27,6 +27,7 @@ class SnippetLibrary:
         self.archive_dir = archive_dir
         self._current: dict[str, Snippet] = {}
         self._versions: dict[tuple[str, str], Snippet] = {}
+        self._hidden: set[str] = set()  # unpublished drafts: teachers only
         self.home_title = "codecloze"
         self.home_text = ""  # Markdown shown above the list on the home page
 
@@ -48,9 +49,17 @@ class SnippetLibrary:
 
     def remove(self, snippet_id: str) -> None:
         self._current.pop(snippet_id, None)
+        self._hidden.discard(snippet_id)
 
-    def all(self) -> list[Snippet]:
-        return sorted(self._current.values(), key=lambda s: (s.level_key, s.order or 0, s.title))
+    def set_visible(self, snippet_id: str, visible: bool) -> None:
+        (self._hidden.discard if visible else self._hidden.add)(snippet_id)
+
+    def is_visible(self, snippet_id: str) -> bool:
+        return snippet_id in self._current and snippet_id not in self._hidden
+
+    def all(self, include_hidden: bool = False) -> list[Snippet]:
+        shown = [s for s in self._current.values() if include_hidden or s.id not in self._hidden]
+        return sorted(shown, key=lambda s: (s.level_key, s.order or 0, s.title))
 
     def get(self, snippet_id: str, version: str | None = None) -> Snippet | None:
         """The current snippet, or an exact earlier version of it when `version` is given."""
@@ -69,7 +78,7 @@ class SnippetLibrary:
             return None
         path = self._archive_path(snippet_id, version)
         try:
-            snippet = parse_snippet(path.read_text(encoding="utf-8"), snippet_id, str(path))
+            snippet = parse_snippet(path.read_bytes().decode("utf-8"), snippet_id, str(path))
         except (OSError, SnippetInvalid):
             return None
         self._versions[snippet_id, version] = snippet

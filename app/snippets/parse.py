@@ -3,6 +3,7 @@ import hashlib
 import re
 
 from ..engine.tokens import eligible_spans
+from ..i18n import _
 from .cloze import strip_cloze
 from .errors import Problem, SnippetInvalid
 from .frontmatter import clean_meta, load_meta, split_front_matter
@@ -19,10 +20,10 @@ def version_of(text: str) -> str:
 def parse_snippet(text: str, snippet_id: str, path: str = "<upload>") -> Snippet:
     problems: list[Problem] = []
     if not SNIPPET_ID.match(snippet_id):
-        problems.append(Problem(None, f"id {snippet_id!r} must be 1–64 lower-case letters, digits or '-'"))
-    split = split_front_matter(text)
+        problems.append(Problem(None, _("id %(id)r 必须由 1–64 个小写字母、数字或 '-' 组成", id=snippet_id)))
+    split = split_front_matter(text.removeprefix("\ufeff").replace("\r\n", "\n"))
     if split is None:
-        raise SnippetInvalid(path, problems + [Problem(1, "file must start with a front-matter block between '---' lines")])
+        raise SnippetInvalid(path, problems + [Problem(1, _("文件必须以 '---' 包围的 front matter 开头"))])
     raw_meta, body, offset = split
     meta = clean_meta(load_meta(raw_meta, problems), problems)
     parts = _body_parts(body, offset, problems)
@@ -44,12 +45,12 @@ def _body_parts(body: str, offset: int, problems: list[Problem]) -> dict:
 
 def _code_parts(fences, offset: int, problems: list[Problem]) -> dict:
     out: dict = {"setup": "", "code": "", "check": "", "blanks": ()}
-    for kind, need in (("code", "exactly one"), ("setup", "at most one"), ("check", "exactly one")):
+    for kind, need in (("code", _("恰好一个")), ("setup", _("至多一个")), ("check", _("恰好一个"))):
         found = [f for f in fences if f.kind == kind]
         info = "python" if kind == "code" else f"python {kind}"
-        if len(found) > 1 or (not found and need == "exactly one"):
+        if len(found) > 1 or (not found and kind != "setup"):
             problems.append(Problem(found[1].first + offset + 1 if len(found) > 1 else None,
-                                    f"needs {need} ```{info} block, found {len(found)}"))
+                                    _("需要%(need)s ```%(info)s 代码块，实际有 %(n)s 个", need=need, info=info, n=len(found))))
         if not found:
             continue
         fence = found[0]
@@ -59,7 +60,7 @@ def _code_parts(fences, offset: int, problems: list[Problem]) -> dict:
             source, out["blanks"], bad = strip_cloze(source)
             problems.extend(Problem(first_line + ln - 1, msg) for ln, msg in bad)
             if not bad and not eligible_spans_or_none(source):
-                problems.append(Problem(first_line, "the drill code has no token that can be masked"))
+                problems.append(Problem(first_line, _("练习代码里没有可以挖空的 token")))
         _compiles(source, info, first_line, problems)
         out[kind] = source
     return out
@@ -77,9 +78,9 @@ def _compiles(source: str, info: str, first_line: int, problems: list[Problem]) 
         compile(source, info, "exec", dont_inherit=True)
     except SyntaxError as err:
         line = first_line + (err.lineno or 1) - 1
-        problems.append(Problem(line, f"```{info} block does not parse: {err.msg}"))
+        problems.append(Problem(line, _("```%(info)s 代码块有语法错误：%(err)s", info=info, err=err.msg)))
     except ValueError as err:  # e.g. null bytes
-        problems.append(Problem(first_line, f"```{info} block does not parse: {err}"))
+        problems.append(Problem(first_line, _("```%(info)s 代码块有语法错误：%(err)s", info=info, err=err)))
 
 
 def _segments(lines: list[str], fences, code: dict) -> tuple[Segment, ...]:
@@ -101,8 +102,7 @@ def _sections(lines, headings, start: int, offset: int, problems: list[Problem])
         text = "\n".join(lines[head.line + 1:end]).strip()
         kind = reserved_kind(head.text)
         if kind is None:
-            problems.append(Problem(head.line + offset + 1, f"unknown section '## {head.text}' after the reserved "
-                                    "sections (提示/Hints, 参考答案/Reference answers, 解析/Explanation, 问题/Question)"))
+            problems.append(Problem(head.line + offset + 1, _("保留小节之后出现了未知的小节 '## %(text)s'（保留小节：提示/Hints、参考答案/Reference answers、解析/Explanation、问题/Question）", text=head.text)))
         elif kind == "hints":
             out["hints"] = tuple(list_items(text)) or (text,)
         elif kind == "question":
@@ -120,5 +120,5 @@ def _question(head, lines: list[str], offset: int, problems: list[Problem]) -> Q
             if prompt and answer:
                 return Question(head.text.strip(), prompt, answer)
     problems.append(Problem(head.line + offset + 1,
-                            f"question '{head.text}' needs its text, then '### 参考答案' and the reference answer"))
+                            _("问题 '%(text)s' 需要题目，然后是 '### 参考答案' 和参考答案", text=head.text)))
     return None

@@ -1,0 +1,67 @@
+"""Teacher access: one token, a signed session cookie, CSRF tokens and a login rate limit."""
+import hmac
+import logging
+import secrets
+import time
+from collections import defaultdict, deque
+
+from fastapi import Request
+from fastapi.responses import Response
+from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
+
+from .errors import UserError
+from .i18n import _
+from .settings import Settings
+
+SESSION_COOKIE = "cc_teacher"
+log = logging.getLogger("codecloze")
+
+
+class TeacherAuth:
+    def __init__(self, settings: Settings):
+        self.token = settings.teacher_token or secrets.token_urlsafe(24)
+        self.generated = settings.teacher_token is None
+        self.max_age = int(settings.session_hours * 3600)
+        self._signer = URLSafeTimedSerializer(settings.secret_key or secrets.token_hex(32), salt="teacher")
+        self._failures: dict[str, deque] = defaultdict(deque)
+        self._per_minute = settings.login_attempts_per_minute
+
+    def announce(self, base_url: str = "http://127.0.0.1:8000") -> None:
+        if self.generated:
+            # Like Jupyter: the only way in is this URL, printed once to whoever started the server.
+            log.warning("teacher login: %s/teach/login?token=%s", base_url, self.token)
+
+    def token_matches(self, given: str) -> bool:
+        return hmac.compare_digest(given.encode(), self.token.encode())
+
+    def check_rate(self, client: str) -> None:
+        window = self._failures[client]
+        while window and window[0] < time.monotonic() - 60:
+            window.popleft()
+        if len(window) >= self._per_minute:
+            raise UserError(429, _("登录失败次数过多，请一分钟后再试。"))
+
+    def failed(self, client: str) -> None:
+        self._failures[client].append(time.monotonic())
+
+    def start_session(self, response: Response, secure: bool) -> None:
+        value = self._signer.dumps({"csrf": secrets.token_urlsafe(16)})
+        # The cookie outlives the signature so an expired session can say so, not just vanish.
+        response.set_cookie(SESSION_COOKIE, value, max_age=self.max_age + 86400, httponly=True, samesite="strict",
+                            secure=secure, path="/")
+
+    def session(self, request: Request) -> dict | None:
+        """The teacher's session, None without one; a UserError when it has expired."""
+        raw = request.cookies.get(SESSION_COOKIE)
+        if not raw:
+            return None
+        try:
+            return self._signer.loads(raw, max_age=self.max_age)
+        except SignatureExpired:
+            raise UserError(401, _("登录已过期，请重新登录。"), detail=["login"]) from None
+        except BadSignature:
+            return None
+
+    def bearer_ok(self, request: Request) -> bool:
+        scheme, _sep, value = request.headers.get("authorization", "").partition(" ")
+        return scheme.lower() == "bearer" and bool(value) and self.token_matches(value.strip())

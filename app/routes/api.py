@@ -1,0 +1,94 @@
+"""The teacher operations as JSON, for scripting a course from a repository (bearer token)."""
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import JSONResponse, Response
+
+from .. import deps
+from ..errors import UserError
+from ..i18n import _
+from ..snippets.model import Snippet
+from ..teaching import Outcome, changeable_or_403, status_of, submit, uploaded_or_404
+
+router = APIRouter(prefix="/api", dependencies=[Depends(deps.api_teacher)], tags=["teachers"])
+
+
+def _summary(request: Request, s: Snippet) -> dict:
+    return {"id": s.id, "version": s.version, "title": s.title, "level": s.level, "status": status_of(request, s),
+            "exercise": s.is_exercise}
+
+
+def _outcome(request: Request, outcome: Outcome, created: bool) -> JSONResponse:
+    report = outcome.report
+    verdict = report.verdict
+    body = {"saved": outcome.saved is not None,
+            "problems": [{"line": p.line, "message": p.message} for p in report.problems],
+            "verdict": None if verdict is None else {"status": verdict.status, "message": verdict.message,
+                                                     "seconds": round(verdict.seconds, 4)}}
+    if outcome.saved:
+        body["snippet"] = _summary(request, outcome.saved)
+        return JSONResponse(body, status_code=201 if created else 200)
+    return JSONResponse(body, status_code=422)
+
+
+async def _body(request: Request) -> bytes:
+    data = await request.body()
+    if len(data) > 4 * 256 * 1024:
+        raise UserError(413, _("上传的内容太大：片段文件最多 256 KB。"))
+    return data
+
+
+@router.get("/snippets", summary="List every snippet with its status")
+async def list_snippets(request: Request) -> list[dict]:
+    return [_summary(request, s) for s in deps.library(request).all(include_hidden=True)]
+
+
+@router.get("/snippets/{snippet_id}", summary="One snippet's metadata")
+async def get_snippet(request: Request, snippet_id: str) -> dict:
+    return _summary(request, uploaded_or_404(request, snippet_id))
+
+
+@router.get("/snippets/{snippet_id}/file", summary="Download the file, byte for byte as uploaded")
+async def get_file(request: Request, snippet_id: str) -> Response:
+    return Response(uploaded_or_404(request, snippet_id).source.encode("utf-8"), media_type="text/markdown")
+
+
+@router.put("/snippets/{snippet_id}", summary="Create or edit (validated; an edit makes a new version)",
+            openapi_extra={"requestBody": {"content": {"text/markdown": {"schema": {"type": "string"}}}}})
+async def put_snippet(request: Request, snippet_id: str) -> JSONResponse:
+    data = await _body(request)
+    exists = deps.library(request).get(snippet_id) is not None
+    if exists:
+        changeable_or_403(request, snippet_id)
+    return _outcome(request, await submit(request, data, snippet_id, editing=exists), created=not exists)
+
+
+@router.post("/snippets/{snippet_id}/publish", summary="Show to learners")
+async def publish(request: Request, snippet_id: str) -> dict:
+    snippet = changeable_or_403(request, snippet_id)
+    deps.catalog(request).set_published(snippet, True)
+    return _summary(request, snippet)
+
+
+@router.post("/snippets/{snippet_id}/unpublish", summary="Hide from learners")
+async def unpublish(request: Request, snippet_id: str) -> dict:
+    snippet = changeable_or_403(request, snippet_id)
+    deps.catalog(request).set_published(snippet, False)
+    return _summary(request, snippet)
+
+
+@router.delete("/snippets/{snippet_id}", summary="Delete (past attempts keep their version)")
+async def delete(request: Request, snippet_id: str) -> dict:
+    changeable_or_403(request, snippet_id)
+    deps.catalog(request).delete(snippet_id)
+    return {"deleted": snippet_id}
+
+
+@router.post("/snippets/{snippet_id}/strength", summary="Check strength: share of mutants the check catches")
+async def strength(request: Request, snippet_id: str) -> dict:
+    from ..snippets.strength import check_strength
+    snippet = uploaded_or_404(request, snippet_id)
+    if request.app.state.sandbox is None:
+        raise UserError(503, _("这台服务器关闭了代码运行，无法检查强度。"))
+    report = await check_strength(snippet, request.app.state.sandbox)
+    return {"caught": report.caught, "run": report.total_run, "score": report.score,
+            "survivors": [{"line": r.mutant.line, "column": r.mutant.column, "original": r.mutant.original,
+                           "replacement": r.mutant.replacement} for r in report.survivors]}

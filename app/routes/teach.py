@@ -1,0 +1,153 @@
+"""The teacher area: sign in, upload, validate, preview, publish, edit and remove snippets."""
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse, Response
+
+from .. import deps
+from ..auth import SESSION_COOKIE
+from ..errors import UserError
+from ..i18n import _
+from ..teaching import changeable_or_403, status_of, submit, uploaded_or_404
+from ..templating import render
+from .uploads import read_upload
+
+router = APIRouter(prefix="/teach")
+
+
+def _page(request: Request, template: str, status: int = 200, **context) -> Response:
+    session = deps.auth(request).session(request) or {}
+    return render(request, f"teach/{template}", {"csrf": session.get("csrf", ""), **context}, status=status,
+                  block="main" if template == "strength.html" else None)
+
+
+@router.get("/login")
+async def login_page(request: Request, token: str | None = None) -> Response:
+    if token is not None:
+        return _login(request, token)
+    return _page(request, "login.html")
+
+
+@router.post("/login")
+async def login(request: Request) -> Response:
+    fields = await deps.read_fields(request, 4096)
+    return _login(request, fields.get("token", ""))
+
+
+def _login(request: Request, token: str) -> Response:
+    auth = deps.auth(request)
+    client = request.client.host if request.client else "?"
+    auth.check_rate(client)
+    if not auth.token_matches(token.strip()):
+        auth.failed(client)
+        return _page(request, "login.html", status=401, error=_("令牌不正确。"))
+    response = RedirectResponse("/teach", status_code=303)
+    auth.start_session(response, secure=request.url.scheme == "https")
+    return response
+
+
+@router.post("/logout")
+async def logout(request: Request) -> Response:
+    await deps.teacher_form(request)
+    response = RedirectResponse("/", status_code=303)
+    response.delete_cookie(SESSION_COOKIE, path="/")
+    return response
+
+
+@router.get("")
+async def dashboard(request: Request) -> Response:
+    deps.teacher_session(request)
+    snippets = deps.library(request).all(include_hidden=True)
+    return _page(request, "home.html", rows=[(s, status_of(request, s)) for s in snippets])
+
+
+@router.get("/new")
+async def new_form(request: Request) -> Response:
+    deps.teacher_session(request)
+    return _page(request, "edit.html", snippet_id="", text="", editing=False)
+
+
+@router.post("/new")
+async def create(request: Request) -> Response:
+    upload = await read_upload(request)
+    outcome = await submit(request, upload.data, upload.snippet_id, editing=False)
+    if outcome.saved is None:
+        return _page(request, "edit.html", status=422, snippet_id=upload.snippet_id, text=upload.text,
+                     editing=False, report=outcome.report)
+    return _page(request, "snippet.html", snippet=outcome.saved, status_name=status_of(request, outcome.saved),
+                 report=outcome.report, just_saved=True)
+
+
+@router.get("/snippets/{snippet_id}")
+async def detail(request: Request, snippet_id: str) -> Response:
+    deps.teacher_session(request)
+    snippet = uploaded_or_404(request, snippet_id)
+    return _page(request, "snippet.html", snippet=snippet, status_name=status_of(request, snippet))
+
+
+@router.get("/snippets/{snippet_id}/edit")
+async def edit_form(request: Request, snippet_id: str) -> Response:
+    deps.teacher_session(request)
+    snippet = changeable_or_403(request, snippet_id)
+    return _page(request, "edit.html", snippet_id=snippet_id, text=snippet.source, editing=True)
+
+
+@router.post("/snippets/{snippet_id}/edit")
+async def edit(request: Request, snippet_id: str) -> Response:
+    changeable_or_403(request, snippet_id)
+    upload = await read_upload(request, snippet_id)
+    outcome = await submit(request, upload.data, snippet_id, editing=True)
+    if outcome.saved is None:
+        return _page(request, "edit.html", status=422, snippet_id=snippet_id, text=upload.text, editing=True,
+                     report=outcome.report)
+    return _page(request, "snippet.html", snippet=outcome.saved, status_name=status_of(request, outcome.saved),
+                 report=outcome.report, just_saved=True)
+
+
+@router.post("/snippets/{snippet_id}/{action}")
+async def change_state(request: Request, snippet_id: str, action: str) -> Response:
+    fields = await deps.teacher_form(request)
+    snippet = changeable_or_403(request, snippet_id)
+    if action in ("publish", "unpublish"):
+        deps.catalog(request).set_published(snippet, action == "publish")
+        return RedirectResponse(f"/teach/snippets/{snippet_id}", status_code=303)
+    if action == "delete":
+        if fields.get("confirm") != snippet_id:
+            raise UserError(422, _("请输入片段 id “%(id)s” 以确认删除。", id=snippet_id))
+        deps.catalog(request).delete(snippet_id)
+        return RedirectResponse("/teach", status_code=303)
+    if action == "strength":
+        job_id = request.app.state.strength_jobs.start(snippet, _sandbox_or_503(request))
+        return _strength(request, job_id)
+    raise UserError(404, _("页面不存在。"))
+
+
+@router.get("/snippets/{snippet_id}/delete")
+async def confirm_delete(request: Request, snippet_id: str) -> Response:
+    deps.teacher_session(request)
+    return _page(request, "delete.html", snippet=changeable_or_403(request, snippet_id))
+
+
+@router.get("/snippets/{snippet_id}/download")
+async def download(request: Request, snippet_id: str) -> Response:
+    deps.teacher_session(request)
+    snippet = uploaded_or_404(request, snippet_id)
+    return Response(snippet.source.encode("utf-8"), media_type="text/markdown; charset=utf-8",
+                    headers={"Content-Disposition": f'attachment; filename="{snippet_id}.md"'})
+
+
+@router.get("/strength/{job_id}")
+async def strength_progress(request: Request, job_id: str) -> Response:
+    deps.teacher_session(request)
+    return _strength(request, job_id)
+
+
+def _strength(request: Request, job_id: str) -> Response:
+    job = request.app.state.strength_jobs.get(job_id)
+    if job is None:
+        raise UserError(404, _("这次检查强度的运行已经不存在，请重新开始。"))
+    return _page(request, "strength.html", job=job, job_id=job_id)
+
+
+def _sandbox_or_503(request: Request):
+    if request.app.state.sandbox is None:
+        raise UserError(503, _("这台服务器关闭了代码运行，无法检查强度。"))
+    return request.app.state.sandbox

@@ -1,0 +1,48 @@
+"""Reading a teacher's upload: a file or pasted text, with the snippet id, CSRF-checked."""
+import hmac
+from dataclasses import dataclass
+from pathlib import PurePath
+
+from fastapi import Request
+from starlette.datastructures import UploadFile
+
+from .. import deps
+from ..errors import UserError
+from ..i18n import _
+from ..snippets.files import MAX_BYTES
+
+BODY_LIMIT = MAX_BYTES * 4  # room for the form around the file; larger bodies are refused unread
+
+
+@dataclass(frozen=True)
+class Upload:
+    snippet_id: str
+    data: bytes | str
+    text: str  # what the form shows again if the upload is rejected
+
+
+async def read_upload(request: Request, snippet_id: str | None = None) -> Upload:
+    session = deps.teacher_session(request)
+    if int(request.headers.get("content-length") or 0) > BODY_LIMIT:
+        raise UserError(413, _("上传的内容太大：片段文件最多 %(kb)s KB。", kb=MAX_BYTES // 1024))
+    if request.headers.get("content-type", "").startswith("multipart/form-data"):
+        form = await request.form(max_files=1, max_fields=20, max_part_size=BODY_LIMIT)
+        fields = {k: v for k, v in form.items()}
+    else:
+        fields = await deps.read_fields(request, BODY_LIMIT)
+    if not hmac.compare_digest(str(fields.get("csrf", "")), session["csrf"]):
+        raise UserError(403, _("表单已失效（CSRF 校验失败），请刷新页面后重试。"))
+    file = fields.get("file")
+    if isinstance(file, UploadFile) and file.filename:
+        data = await file.read(BODY_LIMIT + 1)
+        name = snippet_id or str(fields.get("id") or "").strip() or PurePath(file.filename).stem
+        return Upload(name, data, _shown(data))
+    text = str(fields.get("text", ""))
+    return Upload(snippet_id or str(fields.get("id", "")).strip(), text, text)
+
+
+def _shown(data: bytes) -> str:
+    try:
+        return data.decode("utf-8") if len(data) <= MAX_BYTES and b"\x00" not in data else ""
+    except UnicodeDecodeError:
+        return ""

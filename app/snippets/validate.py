@@ -1,0 +1,87 @@
+"""The full validation of an uploaded or edited snippet: encoding, format, id, and that it runs.
+
+Every problem found is reported at once, so an author fixes a file in one pass.
+"""
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..execution import job_for
+from ..i18n import _
+from ..sandbox.types import SandboxBusy, SandboxUnavailable, Verdict
+from .errors import Problem, SnippetInvalid
+from .files import decode
+from .frontmatter import split_front_matter
+from .model import Snippet
+from .parse import parse_snippet
+from .sections import structure
+
+
+@dataclass(frozen=True)
+class Report:
+    problems: list[Problem]  # empty when valid
+    snippet: Snippet | None = None  # parsed, when the format is valid
+    verdict: Verdict | None = None  # reference code + check in the sandbox, when run
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+async def validate(data: bytes | str, snippet_id: str, *, sandbox=None,
+                   taken: Callable[[str], bool] = lambda i: False, editing: bool = False) -> Report:
+    """Size and encoding, format, a free id (unless editing), then the reference run when a
+    sandbox is given. The run needs a parsed snippet, so it is skipped when the format is bad."""
+    path = f"{snippet_id}.md"
+    id_problems = [] if editing or not taken(snippet_id) else [
+        Problem(None, _("编号 %(id)s 已被占用，请换一个。", id=snippet_id))]
+    try:
+        snippet = parse_snippet(decode(_as_bytes(data), path), snippet_id, path)
+    except SnippetInvalid as err:
+        return Report(list(err.problems) + id_problems)
+    if sandbox is None:
+        return Report(id_problems, snippet)
+    verdict, problem = await reference_run(snippet, sandbox)
+    return Report(id_problems + ([problem] if problem else []), snippet, verdict)
+
+
+def _as_bytes(data: bytes | str) -> bytes:
+    # A str from a form goes through the same size and encoding checks as an uploaded file;
+    # lone surrogates survive encoding here and are then reported as "not UTF-8".
+    return data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+
+
+async def reference_run(snippet: Snippet, sandbox) -> tuple[Verdict | None, Problem | None]:
+    """The verdict of setup + reference code + check, and the problem it means, if any."""
+    try:
+        verdict = await sandbox.run(job_for(snippet, snippet.code))
+    except SandboxBusy:
+        return None, Problem(None, _("代码运行环境正忙，参考代码没有运行，请稍后重试。"))
+    except SandboxUnavailable:
+        return None, Problem(None, _("代码运行环境暂时不可用，参考代码没有运行，请稍后重试。"))
+    return verdict, verdict_problem(snippet, verdict)
+
+
+def verdict_problem(snippet: Snippet, verdict: Verdict) -> Problem | None:
+    """Anything but `passed` is a problem, placed on the file line the verdict points at."""
+    if verdict.passed:
+        return None
+    if verdict.status == "timeout":
+        message = _("参考代码和检查没有在时限内运行完：%(message)s", message=verdict.message)
+    else:
+        message = _("参考代码没有通过自己的检查：%(status)s — %(message)s",
+                    status=verdict.status, message=verdict.message or verdict.status)
+    if verdict.part and verdict.line:
+        message += _("（%(part)s 第 %(line)s 行）", part=verdict.part, line=verdict.line)
+    return Problem(file_line(snippet.source, verdict.part, verdict.line), message)
+
+
+def file_line(source: str, part: str | None, line: int | None) -> int | None:
+    """The file line of `line` (1-based) of the setup, code or check block of a snippet file."""
+    split = split_front_matter(source)
+    if split is None or part is None or line is None:
+        return None
+    body, offset = split[1], split[2]
+    fences = structure(body)[0]
+    # Same arithmetic as the parser: the fence's opening line, then its first code line.
+    first = next((f.first for f in fences if f.kind == part), None)
+    return None if first is None else first + offset + 1 + line

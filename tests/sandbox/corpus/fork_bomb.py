@@ -1,0 +1,5 @@
+# expect: error|timeout
+import os
+
+while True:
+    os.fork()

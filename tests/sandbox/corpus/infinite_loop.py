@@ -1,0 +1,3 @@
+# expect: timeout
+while True:
+    pass

@@ -1,0 +1,3 @@
+# expect: error
+# stdout-lacks: root:
+print(open("/etc/shadow").read())

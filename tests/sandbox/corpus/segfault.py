@@ -1,0 +1,4 @@
+# expect: crashed
+import ctypes
+
+ctypes.string_at(0)

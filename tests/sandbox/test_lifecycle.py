@@ -1,0 +1,104 @@
+"""Starting, overload, the fork server dying, and shutting down; each test owns its sandbox."""
+import asyncio
+import os
+import signal
+import time
+
+import pytest
+
+from app.sandbox import Sandbox, SandboxBusy, SandboxUnavailable
+from app.sandbox.status import descendants
+from tests.sandbox.support import TEST_LIMITS, UID_BASE, job
+
+PASSING = job("x = 1", check="assert x == 1")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+async def _started(**kwargs) -> Sandbox:
+    sandbox = Sandbox(TEST_LIMITS, uid_base=UID_BASE + 32, **kwargs)
+    await sandbox.start()
+    return sandbox
+
+
+def test_busy_at_once_when_workers_and_queue_are_full():
+    async def scenario():
+        sandbox = await _started(workers=1, queue=1)
+        try:
+            slow = job("import time\ntime.sleep(0.5)")
+            running = asyncio.ensure_future(sandbox.run(slow))
+            queued = asyncio.ensure_future(sandbox.run(slow))
+            await asyncio.sleep(0.05)
+            began = time.monotonic()
+            with pytest.raises(SandboxBusy):
+                await sandbox.run(PASSING)
+            assert time.monotonic() - began < 0.05
+            assert [v.status for v in await asyncio.gather(running, queued)] == ["passed", "passed"]
+            assert (await sandbox.run(PASSING)).status == "passed"  # capacity is back
+        finally:
+            await sandbox.close()
+    asyncio.run(scenario())
+
+
+def test_restarted_after_the_fork_server_is_killed():
+    async def scenario():
+        sandbox = await _started(workers=2)
+        try:
+            first = (await sandbox.status())["server_pid"]
+            os.kill(first, signal.SIGKILL)
+            await asyncio.sleep(0.1)
+            assert (await sandbox.run(PASSING)).status == "passed"
+            assert (await sandbox.status())["server_pid"] != first
+            assert sandbox.protections()
+        finally:
+            await sandbox.close()
+    asyncio.run(scenario())
+
+
+def test_job_retried_once_when_the_server_dies_under_it():
+    async def scenario():
+        sandbox = await _started(workers=2)
+        try:
+            status = await sandbox.status()
+            slow = asyncio.ensure_future(sandbox.run(job("import time\ntime.sleep(0.3)\nprint('done')")))
+            await asyncio.sleep(0.1)
+            os.kill(status["zygote_pid"], signal.SIGKILL)  # the server follows its zygote
+            verdict = await slow
+            assert (verdict.status, verdict.stdout) == ("passed", "done\n")
+            assert not _alive(status["server_pid"]) and not _alive(status["zygote_pid"])
+        finally:
+            await sandbox.close()
+    asyncio.run(scenario())
+
+
+def test_unavailable_when_the_server_cannot_start(tmp_path):
+    async def scenario():
+        sandbox = Sandbox(TEST_LIMITS, python=str(tmp_path / "no-python"))
+        with pytest.raises(SandboxUnavailable):
+            await sandbox.start()
+        with pytest.raises(SandboxUnavailable):
+            await sandbox.run(PASSING)
+    asyncio.run(scenario())
+
+
+def test_close_ends_the_server_and_every_job():
+    async def scenario():
+        sandbox = await _started(workers=2)
+        status = await sandbox.status()
+        running = asyncio.ensure_future(sandbox.run(job("import time\ntime.sleep(30)")))
+        await asyncio.sleep(0.2)
+        tree = descendants([status["server_pid"]])
+        assert len(tree) >= 4  # server, zygote, ready and running job processes
+        await sandbox.close()
+        with pytest.raises((SandboxUnavailable, asyncio.CancelledError)):
+            await asyncio.wait_for(running, 5)
+        return tree
+    tree = asyncio.run(scenario())
+    time.sleep(0.2)
+    assert [pid for pid in tree if _alive(pid)] == []
