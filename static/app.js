@@ -10,6 +10,19 @@
     input.dataset.state = "revealed";
   }
 
+  // A problem's "line N" link selects that line of the snippet text being edited.
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest("a[data-line]");
+    var source = document.getElementById("text");
+    if (!link || !source) return;
+    event.preventDefault();
+    var lines = source.value.split("\n"), n = Number(link.dataset.line) - 1, start = 0;
+    for (var i = 0; i < n && i < lines.length; i++) start += lines[i].length + 1;
+    source.focus();
+    source.setSelectionRange(start, start + (lines[n] || "").length);
+    source.scrollTop = Math.max(0, (n - 3) * parseFloat(getComputedStyle(source).lineHeight || "20"));
+  });
+
   document.addEventListener("click", function (event) {
     var button = event.target.closest("button.reveal, button.reveal-all");
     if (!button) return;

@@ -108,11 +108,14 @@ async def _end(proc) -> None:
 
 class Sandbox:
     def __init__(self, limits: Limits = Limits(), workers: int | None = None, queue: int = 32,
-                 data_dirs: tuple[Path, ...] = (), *, uid_base: int = 60000, python: str | None = None):
+                 data_dirs: tuple[Path, ...] = (), *, uid_base: int = 60000, namespaces: bool = True,
+                 python: str | None = None):
+        """uid_base: job processes run as uid_base + slot (when root); namespaces=False skips
+        every namespace (for hosts where they misbehave); python: interpreter for the server."""
         self.limits, self.queue = limits, queue
         self.workers = workers or os.cpu_count() or 1
         self.data_dirs = tuple(Path(p).resolve() for p in data_dirs)
-        self.uid_base, self.python = uid_base, python or sys.executable
+        self.uid_base, self.namespaces, self.python = uid_base, namespaces, python or sys.executable
         self._conn: _Connection | None = None
         self._lock = asyncio.Lock()
         self._slots = asyncio.Semaphore(self.workers)
@@ -167,7 +170,8 @@ class Sandbox:
                 await self._conn.close()
                 self._conn = None
             config = {"limits": self.limits.as_dict(), "workers": self.workers,
-                      "uid_base": self.uid_base, "data_dirs": [str(p) for p in self.data_dirs]}
+                      "uid_base": self.uid_base, "namespaces": self.namespaces,
+                      "data_dirs": [str(p) for p in self.data_dirs]}
             try:
                 self._conn = await _Connection.open(config, self.python)
             except (OSError, RuntimeError, EOFError, asyncio.TimeoutError, asyncio.IncompleteReadError,

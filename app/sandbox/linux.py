@@ -86,6 +86,15 @@ def clear_capabilities() -> None:
     _check(_libc.capset(ctypes.byref(header), ctypes.byref(data)), "capset")
 
 
+CAP_SETGID, CAP_SETUID, CAP_SYS_ADMIN = 6, 7, 21
+
+
+def has_capability(cap: int) -> bool:
+    with open("/proc/self/status") as f:
+        effective = next(line for line in f if line.startswith("CapEff:"))
+    return bool(int(effective.split()[1], 16) >> cap & 1)
+
+
 def madvise(start: int, length: int, advice: int) -> bool:
     return _libc.madvise(start, length, advice) == 0
 

@@ -3,17 +3,20 @@ import os
 import shutil
 import tempfile
 
+from . import linux
+
 # Every step a job process can take, in the order confine.py takes them.
 STEPS = ("net_namespace", "ipc_namespace", "mount_namespace", "private_view", "rlimits",
          "bounding_set", "unprivileged_uid", "capabilities", "no_new_privs", "seccomp")
 
 
-def probe_plan(zygote: dict) -> dict:
+def probe_plan(zygote: dict, namespaces: bool = True) -> dict:
     """Try everything the zygote could prepare; the probe records what worked."""
     plan = dict.fromkeys(STEPS, True)
-    plan["pid_namespace"] = True
-    plan["mount_namespace"] = zygote.get("view") is not None
-    plan["unprivileged_uid"] = os.geteuid() == 0
+    for step in ("pid_namespace", "net_namespace", "ipc_namespace"):
+        plan[step] = namespaces
+    plan["mount_namespace"] = namespaces and zygote.get("view") is not None
+    plan["unprivileged_uid"] = linux.has_capability(linux.CAP_SETUID) and linux.has_capability(linux.CAP_SETGID)
     plan["seccomp"] = zygote.get("seccomp", False)
     return plan
 

@@ -55,7 +55,7 @@ class Server:
         if "zygote" not in message:
             raise RuntimeError(f"zygote failed to start: {message}")
         self.zygote = message["zygote"]
-        self.plan = policy.probe_plan(self.zygote)
+        self.plan = policy.probe_plan(self.zygote, self.config.get("namespaces", True))
         self.probe_slot = self.free_slots.popleft()
         self.spawn(self.probe_slot, strict=False)
 

@@ -1,7 +1,14 @@
 """The seccomp filter a job runs under: no sockets, no new namespaces, no kernel-surface extras.
 
 Everything not listed is allowed; the rest of the isolation comes from namespaces, the
-unprivileged uid and rlimits. The filter is built once in the zygote and loaded per job.
+unprivileged uid and rlimits. The filters are built once in the zygote and loaded per job.
+
+Without a pid namespace a job can name any process on the host, and without a uid of its
+own it may signal the web app and everything else its user runs (a `kill -9 -1` would end
+them all). For such jobs the filter also refuses to act on any process but the job's own:
+kill only with pid 0 (its own process group), no other signalling calls, and the calls that
+take a pid only with pid 0 (self). Comparisons are on the full 64-bit register, so a pid
+smuggled in the upper half is refused too.
 """
 import errno
 
@@ -30,17 +37,33 @@ _NS_FLAGS = (linux.CLONE_NEWNS, linux.CLONE_NEWUTS, linux.CLONE_NEWIPC, linux.CL
              linux.CLONE_NEWPID, linux.CLONE_NEWNET, 0x02000000, 0x00000080)  # NEWCGROUP, NEWTIME
 
 
-def build_filter():
-    """A loaded-later filter object, or None where seccomp is unavailable."""
+# (syscall, index of the pid argument or None for "always refused")
+_OTHER_PROCESSES = (("kill", 0), ("prlimit64", 0), ("sched_setaffinity", 0), ("sched_setparam", 0),
+                    ("sched_setscheduler", 0), ("setpriority", 1), ("ioprio_set", 1),
+                    ("migrate_pages", 0), ("move_pages", 0), ("get_robust_list", 0),
+                    ("tkill", None), ("tgkill", None), ("rt_sigqueueinfo", None),
+                    ("rt_tgsigqueueinfo", None), ("pidfd_open", None), ("pidfd_send_signal", None))
+
+
+def _add(flt, action, name: str, *args) -> None:
+    try:
+        flt.add_rule(action, name, *args)
+    except (OSError, ValueError):  # a syscall this architecture does not have
+        pass
+
+
+def build_filter(own_processes_only: bool = False):
+    """A filter to load later in a job process, or None where seccomp is unavailable."""
     if pyseccomp is None:
         return None
     deny = pyseccomp.ERRNO(errno.EPERM)
     flt = pyseccomp.SyscallFilter(defaction=pyseccomp.ALLOW)
     for name in DENIED:
-        try:
-            flt.add_rule(deny, name)
-        except (OSError, ValueError):  # a syscall this architecture does not have
-            pass
+        _add(flt, deny, name)
+    if own_processes_only:
+        for name, pid_arg in _OTHER_PROCESSES:
+            args = () if pid_arg is None else (pyseccomp.Arg(pid_arg, pyseccomp.NE, 0),)
+            _add(flt, deny, name, *args)
     for flag in _NS_FLAGS:
         flt.add_rule(deny, "clone", pyseccomp.Arg(0, pyseccomp.MASKED_EQ, flag, flag))
     # clone3 passes its flags in memory a filter cannot read: make libc fall back to clone.

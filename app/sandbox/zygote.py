@@ -13,7 +13,7 @@ import socket
 import sys
 from pathlib import Path
 
-from . import child, confine, hugepages, linux, mounts, syscalls
+from . import child, confine, hugepages, linux, mounts, orphans, syscalls
 
 
 def _import_runtime() -> dict:
@@ -53,8 +53,9 @@ def _namespaces() -> dict[str, int]:
 class Zygote:
     def __init__(self, sock: socket.socket, config: dict):
         self.sock, self.config = sock, config
-        self.children: dict[int, int] = {}  # pid -> slot
-        self.filter = syscalls.build_filter()
+        self.children: dict[int, tuple[int, bool]] = {}  # pid -> (slot, has its own pid namespace)
+        # Jobs without a pid namespace of their own get the filter that protects other processes.
+        self.filters = {True: syscalls.build_filter(), False: syscalls.build_filter(own_processes_only=True)}
         self.own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY)
 
     def send(self, message: dict, fds: list[int] = ()) -> None:
@@ -69,12 +70,12 @@ class Zygote:
             try:
                 pid = os.fork()
                 if pid == 0:
-                    child.job_main(ours, request, self.filter)
+                    child.job_main(ours, request, self.filters[new_pid_ns])
             finally:
                 if new_pid_ns:
                     linux.setns(self.own_pid_ns, linux.CLONE_NEWPID)
             pidfd = os.pidfd_open(pid)
-            self.children[pid] = request["slot"]
+            self.children[pid] = (request["slot"], new_pid_ns)
             self.send({"spawned": request["slot"], "pid": pid, "pid_namespace": new_pid_ns},
                       [pidfd] + theirs)
             os.close(pidfd)
@@ -105,9 +106,12 @@ class Zygote:
                 return
             if pid == 0:
                 return
-            slot = self.children.pop(pid, None)
-            cpu = usage.ru_utime + usage.ru_stime
-            self.send({"exited": slot, "status": status, "cpu": cpu})
+            if pid not in self.children:  # an orphan this subreaper adopted and killed
+                continue
+            slot, own_pid_ns = self.children.pop(pid)
+            if not own_pid_ns:
+                orphans.end_job_leftovers(pid, set(self.children))
+            self.send({"exited": slot, "status": status, "cpu": usage.ru_utime + usage.ru_stime})
 
     def serve(self) -> None:
         wake_r, wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
@@ -135,6 +139,7 @@ class Zygote:
 def main(sock: socket.socket, config: dict) -> None:
     """Runs in a process forked from the server before it imported anything heavy."""
     linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+    linux.prctl(linux.PR_SET_CHILD_SUBREAPER, 1)  # see orphans.py
     confine.close_other_fds({sock.fileno(), 2})
     null = os.open(os.devnull, os.O_RDWR)  # takes fd 0; keeps job pipes off 0 and 1
     os.dup2(null, 1)
@@ -146,7 +151,7 @@ def main(sock: socket.socket, config: dict) -> None:
         except OSError as exc:
             info["view_error"] = str(exc)
     zygote = Zygote(sock, config)
-    info["seccomp"] = zygote.filter is not None
+    info["seccomp"] = zygote.filters[True] is not None
     gc.collect()
     gc.freeze()  # the collector would otherwise touch, and so copy, every object in each job
     info["huge_regions"] = hugepages.collapse()

@@ -22,16 +22,18 @@ def split_front_matter(text: str) -> tuple[str, str, int] | None:
     return None
 
 
-def load_meta(raw: str, problems: list[Problem]) -> dict:
+def load_meta(raw: str, problems: list[Problem]) -> dict | None:
+    """The front matter as a dict; None (with its problem) when it is not valid YAML."""
     try:
         meta = yaml.safe_load(raw)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
-        problems.append(Problem(mark.line + 2 if mark else 1, _("front matter 不是合法的 YAML：%(err)s", err=err)))
-        return {}
+        detail = getattr(err, "problem", None) or str(err)
+        problems.append(Problem(mark.line + 2 if mark else 1, _("front matter 不是合法的 YAML：%(err)s", err=detail)))
+        return None
     if not isinstance(meta, dict):
         problems.append(Problem(1, _("front matter 必须是“键: 值”的映射")))
-        return {}
+        return None
     return meta
 
 

@@ -25,7 +25,8 @@ def parse_snippet(text: str, snippet_id: str, path: str = "<upload>") -> Snippet
     if split is None:
         raise SnippetInvalid(path, problems + [Problem(1, _("文件必须以 '---' 包围的 front matter 开头"))])
     raw_meta, body, offset = split
-    meta = clean_meta(load_meta(raw_meta, problems), problems)
+    loaded = load_meta(raw_meta, problems)
+    meta = clean_meta(loaded, problems) if loaded is not None else {}
     parts = _body_parts(body, offset, problems)
     if problems:
         raise SnippetInvalid(path, problems)

@@ -66,10 +66,10 @@ def verdict_problem(snippet: Snippet, verdict: Verdict) -> Problem | None:
     if verdict.passed:
         return None
     if verdict.status == "timeout":
-        message = _("参考代码和检查没有在时限内运行完：%(message)s", message=verdict.message)
+        message = _("参考代码和检查没有在时限内运行完：%(detail)s", detail=verdict.message)
     else:
-        message = _("参考代码没有通过自己的检查：%(status)s — %(message)s",
-                    status=verdict.status, message=verdict.message or verdict.status)
+        message = _("参考代码没有通过自己的检查：%(status)s — %(detail)s",
+                    status=verdict.status, detail=verdict.message or verdict.status)
     if verdict.part and verdict.line:
         message += _("（%(part)s 第 %(line)s 行）", part=verdict.part, line=verdict.line)
     return Problem(file_line(snippet.source, verdict.part, verdict.line), message)

@@ -1,0 +1,181 @@
+"""`python -m app.snippets check FILE...` (also `codecloze-check FILE...`): validate snippet files.
+
+Output is one `PATH: ok` or `PATH:LINE: problem` line per finding, like a compiler, so editors
+and CI can parse it; notes on how code was run go to stderr. Exit code 0 when every file passes,
+1 otherwise, 2 on usage errors.
+"""
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+
+from ..sandbox.types import Verdict
+from .files import MAX_BYTES
+from .strength import check_strength
+from .validate import file_line, validate
+
+RUN_SECONDS = 30  # per run without the sandbox; generous, since importing torch takes a while
+_MARK = "\x00codecloze-verdict:"
+# The plain-subprocess runner: setup, code and check in one namespace, the verdict as the last line.
+_RUNNER = r"""
+import json, sys, traceback
+ns = {"__name__": "__main__"}
+job = json.load(sys.stdin)
+verdict = {"status": "passed", "message": ""}
+for name, source in job["parts"]:
+    try:
+        exec(compile(source, f"<{name}>", "exec"), ns)
+    except BaseException as exc:
+        lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if f.filename == f"<{name}>"]
+        failed = isinstance(exc, AssertionError) and name == job["check_part"]
+        verdict = {"status": "failed" if failed else "error", "part": name,
+                   "line": (lines or [getattr(exc, "lineno", None)])[-1],
+                   "message": (str(exc) or type(exc).__name__) if failed else f"{type(exc).__name__}: {exc}"}
+        break
+print("\n" + MARK + json.dumps(verdict), flush=True)
+"""
+
+
+class PlainRunner:
+    """The sandbox's `run` without confinement: one `python` per job with a timeout, for
+    machines where the sandbox cannot start. Only for an author's own files."""
+
+    def __init__(self, seconds: float = RUN_SECONDS):
+        self.seconds, self.workers = seconds, os.cpu_count() or 1
+
+    async def run(self, job) -> Verdict:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-I", "-c", f"MARK = {_MARK!r}\n{_RUNNER}", stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True)
+        try:
+            out, err = await asyncio.wait_for(proc.communicate(json.dumps(job.as_dict()).encode()), self.seconds)
+        except asyncio.TimeoutError:
+            return Verdict("timeout", f"wall-clock limit ({self.seconds:g} s) reached")
+        finally:
+            if proc.returncode is None:  # timed out or cancelled: the job's whole process group goes
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                await proc.wait()
+        text, _, verdict = out.decode(errors="replace").rpartition(_MARK)
+        if not verdict:
+            return Verdict("crashed", f"python exited with code {proc.returncode}", stderr=err.decode(errors="replace"))
+        return Verdict.from_dict({**json.loads(verdict), "stdout": text, "stderr": err.decode(errors="replace")})
+
+    async def close(self) -> None:
+        pass
+
+
+async def _runner(kind: str):
+    """The sandbox when it starts (or is asked for), else the plain runner; says which on stderr."""
+    if kind != "python":
+        try:
+            from ..sandbox import Limits, Sandbox
+            sandbox = Sandbox(Limits(cpu_seconds=10, wall_seconds=20), workers=min(4, os.cpu_count() or 1))
+            await sandbox.start()
+            print("running code in the sandbox", file=sys.stderr)
+            return sandbox
+        except Exception as exc:  # any failure to start means: fall back, or stop if it was required
+            if kind == "sandbox":
+                raise SystemExit(f"error: the sandbox did not start: {exc}") from None
+            print(f"the sandbox did not start ({exc})", file=sys.stderr)
+    print(f"running code in a plain python subprocess, not confined, {RUN_SECONDS} s per run", file=sys.stderr)
+    return PlainRunner()
+
+
+def _read(path: Path) -> tuple[bytes | None, str | None]:
+    """The file's bytes, or why there are none. Reads at most one byte past the limit, so a
+    huge file or a device such as /dev/zero costs nothing."""
+    try:
+        with path.open("rb") as file:
+            data = file.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        return None, "no such file"
+    except IsADirectoryError:
+        return None, "is a directory, not a snippet file"
+    except OSError as err:
+        return None, f"cannot read: {err.strerror or err}"
+    if len(data) > MAX_BYTES:
+        return None, f"file is larger than the limit of {MAX_BYTES // 1024} KB"
+    return data, None
+
+
+async def _check_file(name: str, runner, args) -> bool:
+    path = Path(name)
+    data, problem = _read(path)
+    if problem:
+        print(f"{name}: {problem}")
+        return False
+    if path.name.startswith("_"):
+        print(f"{name}: skipped (files whose name starts with '_' are not snippets)")
+        return True
+    report = await validate(data, path.stem, sandbox=runner, editing=True)
+    for problem in report.problems:
+        print(f"{name}:{problem.line}: {problem.message}" if problem.line else f"{name}: {problem.message}")
+    if not report.ok:
+        return False
+    print(f"{name}: ok")
+    if args.strength:
+        _print_strength(name, report.snippet, await check_strength(
+            report.snippet, runner, max_mutants=args.max_mutants, budget_seconds=args.budget))
+    return True
+
+
+def _print_strength(name: str, snippet, strength) -> None:
+    not_run = len(strength.results) - strength.total_run
+    print(f"{name}: check strength {strength.score:.0%}: {strength.caught} of {strength.total_run} mutants caught"
+          + (f", {not_run} not run" if not_run else "") + f" ({strength.seconds:.1f} s)")
+    for result in strength.survivors:
+        m = result.mutant
+        print(f"{name}:{file_line(snippet.source, 'code', m.line)}: mutant {m.original!r} → {m.replacement!r} survives")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=_program(), description="Validate snippet files: format, id, and "
+                                     "that the reference code passes its own check.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    check = commands.add_parser("check", help="validate snippet files")
+    check.add_argument("files", nargs="+", metavar="FILE")
+    check.add_argument("--no-run", action="store_true", help="check the format only; run no code")
+    check.add_argument("--strength", action="store_true", help="also measure how many mutants the check catches")
+    check.add_argument("--runner", choices=("auto", "sandbox", "python"), default="auto",
+                       help="where code runs: the sandbox, a plain python subprocess, or the first that works")
+    check.add_argument("--max-mutants", type=int, default=40, metavar="N")
+    check.add_argument("--budget", type=float, default=60, metavar="SECONDS", help="time for all mutants of a file")
+    return parser
+
+
+async def _check(args) -> int:
+    runner = None if args.no_run else await _runner(args.runner)
+    try:
+        passed = [await _check_file(name, runner, args) for name in args.files]
+    finally:
+        if runner is not None:
+            await runner.close()
+    return 0 if all(passed) else 1
+
+
+def _program() -> str:
+    return "python -m app.snippets" if Path(sys.argv[0]).name == "__main__.py" else "codecloze-check"
+
+
+def main(argv: list[str] | None = None) -> int:
+    # Non-UTF-8 file names and a non-UTF-8 terminal must not turn a report into a traceback.
+    sys.stdout.reconfigure(errors="backslashreplace")
+    argv = sys.argv[1:] if argv is None else argv
+    if _program() == "codecloze-check" and argv[:1] not in (["check"], ["-h"], ["--help"]):
+        argv = ["check", *argv]  # the console script's only command goes without saying
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.strength and args.no_run:
+        parser.error("--strength runs code; it cannot be combined with --no-run")
+    if args.max_mutants < 1 or args.budget <= 0:
+        parser.error("--max-mutants and --budget must be positive")
+    return asyncio.run(_check(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

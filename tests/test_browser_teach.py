@@ -1,0 +1,69 @@
+"""A teacher's whole path in headless Chromium: sign in, upload, fix, preview, publish."""
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.conftest import start_server
+from tests.teach_helpers import TOKEN, snippet_text
+
+pytestmark = pytest.mark.browser
+HOSTILE_TITLE = '<script>window.__pwned = "title"</script>'
+HOSTILE_PROSE = '<script>window.__pwned = "prose"</script> <img src=x onerror="window.__pwned = \'img\'"> [x](javascript:window.__pwned=1)'
+
+
+@pytest.fixture(scope="module")
+def teach_server(tmp_path_factory):
+    proc, url = start_server(tmp_path_factory.mktemp("teach-data"), CODECLOZE_TEACHER_TOKEN=TOKEN,
+                             CODECLOZE_EXECUTION="false")
+    yield url
+    proc.terminate()
+    proc.wait(10)
+
+
+def sign_in(page: Page, url: str) -> None:
+    page.goto(url + "/teach/login")
+    page.fill("#token", "wrong")
+    page.click("button[type=submit]")
+    expect(page.locator(".notice.error")).to_contain_text("令牌不正确")
+    page.fill("#token", TOKEN)
+    page.click("button[type=submit]")
+    expect(page.locator("h1")).to_have_text("教师后台")
+
+
+def test_upload_fix_preview_publish(page: Page, teach_server, artifacts):
+    sign_in(page, teach_server)
+    page.click("text=上传新片段 >> nth=0")
+    page.fill("#id", "square")
+    page.fill("#text", snippet_text().replace("level: 1\n", ""))
+    page.click("text=校验并保存")
+    expect(page.locator(".notice.error")).to_contain_text("'level' 必须是")
+    assert "def square" in page.input_value("#text")  # the text is still there to fix
+    page.screenshot(path=artifacts / "teach-rejected.png", full_page=True)
+    page.fill("#text", snippet_text())
+    page.click("text=校验并保存")
+    expect(page.locator(".notice.ok")).to_contain_text("已保存")
+    page.click("a.button:text('固定填空')")
+    expect(page.locator(".preview-banner")).to_be_visible()
+    page.go_back()
+    page.click("button:text('发布')")
+    expect(page.locator(".status-published")).to_be_visible()
+    page.screenshot(path=artifacts / "teach-published.png", full_page=True)
+
+
+def test_no_uploaded_script_ever_runs(page: Page, teach_server):
+    dialogs = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    sign_in(page, teach_server)
+    page.goto(teach_server + "/teach/new")
+    page.fill("#id", "hostile")
+    page.fill("#text", snippet_text(title=f"'{HOSTILE_TITLE}'", prose=HOSTILE_PROSE))
+    page.click("text=校验并保存")
+    expect(page.locator(".notice.ok")).to_be_visible()
+    page.click("button:text('发布')")
+    for path in ("/", "/s/hostile", "/s/hostile/drill?rate=20&seed=1", "/teach", "/teach/snippets/hostile"):
+        page.goto(teach_server + path)
+        page.wait_for_load_state("load")
+        assert page.evaluate("window.__pwned") is None, path
+    page.goto(teach_server + "/s/hostile")
+    expect(page.locator("h1")).to_contain_text("<script>")  # shown as text
+    assert page.locator("main a[href^='javascript']").count() == 0
+    assert dialogs == []
