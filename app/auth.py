@@ -26,10 +26,10 @@ class TeacherAuth:
         self._failures: dict[str, deque] = defaultdict(deque)
         self._per_minute = settings.login_attempts_per_minute
 
-    def announce(self, base_url: str = "http://127.0.0.1:8000") -> None:
+    def announce(self) -> None:
         if self.generated:
             # Like Jupyter: the only way in is this URL, printed once to whoever started the server.
-            log.warning("teacher login: %s/teach/login?token=%s", base_url, self.token)
+            log.warning("teacher login (on this server's address): /teach/login?token=%s", self.token)
 
     def token_matches(self, given: str) -> bool:
         return hmac.compare_digest(given.encode(), self.token.encode())

@@ -27,6 +27,15 @@ def client(settings: Settings):
         yield test_client
 
 
+@pytest.fixture(scope="module")
+def running_client(tmp_path_factory):
+    """An app with the sandbox running, shared by a module's tests (starting it costs ~1 s)."""
+    settings = Settings(data_dir=tmp_path_factory.mktemp("run-data"), use_cdn=False, cpu_seconds=2,
+                        wall_seconds=4)
+    with TestClient(create_app(settings)) as test_client:
+        yield test_client
+
+
 @pytest.fixture(scope="session")
 def chromium_path() -> str:
     if not Path(CHROMIUM).exists():
@@ -78,7 +87,7 @@ def start_server(data_dir: Path, **env: str):
 
 @pytest.fixture(scope="session")
 def live_server(tmp_path_factory):
-    proc, url = start_server(tmp_path_factory.mktemp("live-data"), CODECLOZE_EXECUTION="false")
+    proc, url = start_server(tmp_path_factory.mktemp("live-data"))
     yield url
     proc.terminate()
     proc.wait(10)

@@ -54,6 +54,7 @@ def test_right_answers_by_keyboard_score_every_blank_right(page: Page, live_serv
     page.locator("input.blank").last.press("Enter")
     expect(page.locator(".score")).to_contain_text(f"{len(answers)} / {len(answers)}")
     expect(page.locator("input.blank.right")).to_have_count(len(answers))
+    expect(page.locator(".verdict.passed")).to_contain_text("验证通过")
     page.screenshot(path=artifacts / "drill-all-right.png", full_page=True)
 
 

@@ -1,0 +1,79 @@
+"""Submissions run in the sandbox: verdicts beside the token score, through the HTTP path."""
+import re
+
+from tests.helpers import drill_form, right_answers
+
+JSON = {"accept": "application/json"}
+
+
+def run_of(response) -> dict:
+    return response.json()["result"]["run"]
+
+
+def test_right_answers_pass_the_check(running_client):
+    form = drill_form(running_client.app, "mlm-online-softmax", 20, 5)
+    run = run_of(running_client.post("/s/mlm-online-softmax/drill", data=form, headers=JSON))
+    assert run["status"] == "passed" and "验证通过" in run["stdout"]
+
+
+def test_page_shows_the_verdict_and_output(running_client):
+    form = drill_form(running_client.app, "mlm-online-softmax", 20, 5)
+    html = running_client.post("/s/mlm-online-softmax/drill", data=form).text
+    assert "验证通过" in html and "程序输出" in html
+
+
+def test_error_points_at_the_line_of_the_code_as_the_page_numbers_it(running_client):
+    app = running_client.app
+    snippet = app.state.library.get("ex3-blocked-matmul")
+    answers = right_answers(app, "ex3-blocked-matmul")
+    first = snippet.blanks[0]
+    answers[f"c{first.index}"] = "Q[undefined_name]"
+    data = running_client.post("/s/ex3-blocked-matmul", data={"version": snippet.version, **answers}, headers=JSON).json()
+    run = data["result"]["run"]
+    line = snippet.code[:first.start].count("\n") + 1
+    assert run["status"] == "error" and "NameError" in run["message"]
+    assert run["part"] == "code" and run["line"] == line
+    html = running_client.post("/s/ex3-blocked-matmul", data={"version": snippet.version, **answers}).text
+    assert f'data-error-line="{line}"' in html and f"代码 第 {line} 行" in html
+
+
+def test_failed_check_shows_the_assertion_message(running_client):
+    app = running_client.app
+    snippet = app.state.library.get("ex2-online-softmax")
+    answers = right_answers(app, "ex2-online-softmax")
+    last = snippet.blanks[-1]
+    answers[f"c{last.index}"] = "math.exp(row[j].item() - m) / l / 2"
+    run = run_of(running_client.post("/s/ex2-online-softmax", data={"version": snippet.version, **answers}, headers=JSON))
+    assert run["status"] == "failed" and "online_softmax 结果不正确" in run["message"]
+
+
+def test_blanks_the_check_accepts_are_marked_accepted_by_execution(running_client):
+    app = running_client.app
+    snippet = app.state.library.get("ex4-flash-forward")
+    answers = right_answers(app, "ex4-flash-forward")
+    key = next(k for k, v in answers.items() if v == "torch.max(m_i, m_ij)")
+    answers[key] = "torch.maximum(m_i, m_ij)"
+    response = running_client.post("/s/ex4-flash-forward", data={"version": snippet.version, **answers})
+    assert re.search(rf'class="blank accepted" name="{key}"', response.text)
+    assert "另有 1 个空与参考答案不同，但代码通过了验证" in response.text
+    data = running_client.post("/s/ex4-flash-forward", data={"version": snippet.version, **answers}, headers=JSON).json()
+    assert [b["state"] for b in data["result"]["blanks"] if b["key"] == key] == ["accepted"]
+
+
+def test_an_endless_answer_times_out_and_the_next_one_runs(running_client):
+    snippet = running_client.app.state.library.get("ex1-attention-memory")
+    answers = right_answers(running_client.app, "ex1-attention-memory")
+    answers["c0"] = "any(iter(int, 1))"  # int() is 0 forever
+    run = run_of(running_client.post("/s/ex1-attention-memory", data={"version": snippet.version, **answers},
+                                     headers=JSON))
+    assert run["status"] == "timeout" and "2" in run["message"]
+    answers["c0"] = "N * d * bytes_per_float"
+    run = run_of(running_client.post("/s/ex1-attention-memory", data={"version": snippet.version, **answers},
+                                     headers=JSON))
+    assert run["status"] == "passed"
+
+
+def test_health_lists_active_protections(running_client):
+    data = running_client.get("/healthz").json()
+    assert data["execution"] == "on" and data["protections"] and all(
+        isinstance(v, bool) for v in data["protections"].values())
