@@ -92,6 +92,7 @@ def test_reports_every_problem_with_its_line():
     (lambda t: t.replace("### 参考答案\n\nA.", ""), "需要题目，然后是 '### 参考答案'"),
     (lambda t: t + "\n## Appendix\n\nmore\n", "未知的小节 '## Appendix'"),
     (lambda t: t.replace("y = {{c1::math.sqrt(4)::平方根}} + {{c2::1}}", "# only a comment"), "没有可以挖空的 token"),
+    (lambda t: t.replace("+ {{c2::1}}", "+ max(1,"), "```python 代码块有语法错误"),
 ])
 def test_malformed_files_say_what_is_wrong(mutate, message):
     assert any(message in p for p in problems(mutate(GOOD)))

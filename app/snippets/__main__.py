@@ -11,8 +11,10 @@ import json
 import os
 import signal
 import sys
+import tempfile
 from pathlib import Path
 
+from ..i18n import set_language
 from ..sandbox.types import Verdict
 from .files import MAX_BYTES
 from .strength import check_strength
@@ -48,9 +50,13 @@ class PlainRunner:
         self.seconds, self.workers = seconds, os.cpu_count() or 1
 
     async def run(self, job) -> Verdict:
+        with tempfile.TemporaryDirectory(prefix="codecloze-run-") as work_dir:  # files a job writes go with it
+            return await self._run_in(job, work_dir)
+
+    async def _run_in(self, job, work_dir: str) -> Verdict:
         proc = await asyncio.create_subprocess_exec(
             sys.executable, "-I", "-c", f"MARK = {_MARK!r}\n{_RUNNER}", stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True)
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True, cwd=work_dir)
         try:
             out, err = await asyncio.wait_for(proc.communicate(json.dumps(job.as_dict()).encode()), self.seconds)
         except asyncio.TimeoutError:
@@ -74,13 +80,16 @@ async def _runner(kind: str):
     if kind != "python":
         try:
             from ..sandbox import Limits, Sandbox
-            sandbox = Sandbox(Limits(cpu_seconds=10, wall_seconds=20), workers=min(4, os.cpu_count() or 1))
+            # Its own uids: rlimits such as the process count are per uid, shared with a server's sandbox.
+            sandbox = Sandbox(Limits(cpu_seconds=10, wall_seconds=20), workers=min(4, os.cpu_count() or 1),
+                              uid_base=61000)
             await sandbox.start()
             print("running code in the sandbox", file=sys.stderr)
             return sandbox
         except Exception as exc:  # any failure to start means: fall back, or stop if it was required
             if kind == "sandbox":
-                raise SystemExit(f"error: the sandbox did not start: {exc}") from None
+                print(f"error: the sandbox did not start: {exc}", file=sys.stderr)
+                raise SystemExit(2) from None
             print(f"the sandbox did not start ({exc})", file=sys.stderr)
     print(f"running code in a plain python subprocess, not confined, {RUN_SECONDS} s per run", file=sys.stderr)
     return PlainRunner()
@@ -174,7 +183,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--strength runs code; it cannot be combined with --no-run")
     if args.max_mutants < 1 or args.budget <= 0:
         parser.error("--max-mutants and --budget must be positive")
-    return asyncio.run(_check(args))
+    set_language(os.environ.get("CODECLOZE_LANGUAGE", "zh"))  # as the server does; problems are UI text
+    try:
+        return asyncio.run(_check(args))
+    except KeyboardInterrupt:
+        return 130
 
 
 if __name__ == "__main__":

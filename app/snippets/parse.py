@@ -1,6 +1,7 @@
 """Snippet file text → Snippet, or SnippetInvalid listing every problem with its line."""
 import hashlib
 import re
+import tokenize
 
 from ..engine.tokens import eligible_spans
 from ..i18n import _
@@ -60,7 +61,7 @@ def _code_parts(fences, offset: int, problems: list[Problem]) -> dict:
         if kind == "code":
             source, out["blanks"], bad = strip_cloze(source)
             problems.extend(Problem(first_line + ln - 1, msg) for ln, msg in bad)
-            if not bad and not eligible_spans_or_none(source):
+            if not bad and eligible_spans_or_none(source) == ():
                 problems.append(Problem(first_line, _("练习代码里没有可以挖空的 token")))
         _compiles(source, info, first_line, problems)
         out[kind] = source
@@ -70,7 +71,7 @@ def _code_parts(fences, offset: int, problems: list[Problem]) -> dict:
 def eligible_spans_or_none(code: str):
     try:
         return eligible_spans(code)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, tokenize.TokenError):
         return None  # reported by _compiles
 
 

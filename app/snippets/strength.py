@@ -1,39 +1,17 @@
 """How strong a snippet's check is: one-token mutants of the reference code, and the share of
 them the check catches. A mutant that passes is a slip a learner could make and be told "passed".
 """
-import ast
 import asyncio
-import random
-import re
 import time
 from dataclasses import dataclass
 
-from ..engine.tokens import Span, eligible_spans
 from ..execution import job_for
 from ..sandbox.types import SandboxBusy, SandboxUnavailable
 from .model import Snippet
+from .mutants import Mutant, mutants
 
 NOT_RUN = "not run"
 BUSY_RETRY_SECONDS = 0.2
-# The operator a learner might write instead. Brackets, commas, colons and dots are left out:
-# swapping them gives syntax errors, which say nothing about the check.
-OPERATORS = {"+": "-", "-": "+", "*": "/", "/": "*", "@": "*", "//": "/", "%": "//", "**": "*",
-             "<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "!=", "!=": "==", "&": "|", "|": "&",
-             "^": "|", "<<": ">>", ">>": "<<", "+=": "-=", "-=": "+=", "*=": "/=", "/=": "*=",
-             "//=": "/=", "%=": "//=", "@=": "*=", "**=": "*="}
-STRINGS = {"-inf": "inf", "inf": "-inf", "+inf": "-inf", "nan": "inf"}
-NEAREST = 3  # a wrong name is drawn from the few names used closest to the right one
-_DECLARED = re.compile(r"(?:async\s+)?(?:def|class)\s+")
-
-
-@dataclass(frozen=True)
-class Mutant:
-    span_index: int
-    line: int  # 1-based, in the drill code
-    column: int  # 1-based
-    original: str
-    replacement: str
-    code: str
 
 
 @dataclass(frozen=True)
@@ -69,187 +47,14 @@ class StrengthReport:
         return [r for r in self.results if r.status == "passed"]
 
 
-def mutants(snippet: Snippet, max_mutants: int = 40) -> list[Mutant]:
-    """A deterministic sample of compiling mutants, spread over the lines, blanks first."""
-    code = snippet.code
-    spans = eligible_spans(code)
-    tree = _tree(code)
-    inert, bound = _inert_offsets(tree, code), _bound_names(tree)
-    lines = [code.count("\n", 0, s.start) + 1 for s in spans]
-    kinds = [_kind(s, spans, code, bound) for s in spans]
-    pools: dict[str, list[tuple[int, str]]] = {"variable": [], "name": [], "attribute": [], "string": []}
-    for span, line, kind in zip(spans, lines, kinds):
-        if kind in pools and (kind != "string" or (span.start not in inert and _is_str(span.text))):
-            pools[kind].append((line, span.text))
-    rng = random.Random(f"strength:{snippet.version}")
-    viable = []
-    for span, line, kind in zip(spans, lines, kinds):
-        new = None if span.start in inert else _replacement(span.text, kind, line, pools, rng)
-        if new is not None and _compiles(mutated := code[:span.start] + new + code[span.end:]):
-            column = span.start - code.rfind("\n", 0, span.start)
-            viable.append(Mutant(span.index, line, column, span.text, new, mutated))
-    blanked = {s.index for s in spans if any(b.start <= s.start and s.end <= b.end for b in snippet.blanks)}
-    chosen = _spread([m for m in viable if m.span_index in blanked], max_mutants, rng)
-    chosen += _spread([m for m in viable if m.span_index not in blanked], max_mutants - len(chosen), rng)
-    return sorted(chosen, key=lambda m: m.span_index)
-
-
-def _kind(span: Span, spans: tuple[Span, ...], code: str, bound: set[str]) -> str:
-    """Names are swapped within their kind: a variable for a variable, `x.sum` for `x.max`;
-    `x.m` or `torch` for `m` would only be an AttributeError or TypeError."""
-    text = span.text
-    if text.isidentifier():
-        before = spans[span.index - 1] if span.index else None
-        if before and before.text == "." and not code[before.end:span.start].strip():
-            return "attribute"
-        return "variable" if text in bound else "name"
-    if text[0].isdigit() or (text[0] == "." and text[1:2].isdigit()):
-        return "number"
-    return "string" if text[-1] in "'\"" else "operator"
-
-
-def _replacement(text: str, kind: str, line: int, pools, rng: random.Random) -> str | None:
-    """A plausible wrong token of the same kind, or None for tokens not worth mutating."""
-    if kind == "number":
-        return _number(text)
-    if kind == "operator":
-        return OPERATORS.get(text)
-    if kind != "string":
-        return _nearest(text, line, pools[kind], rng)
-    if not _is_str(text):
-        return None  # f-strings and bytes
-    value = ast.literal_eval(text)
-    others = [(n, t) for n, t in pools["string"] if ast.literal_eval(t) != value]
-    return repr(STRINGS[value]) if value in STRINGS else _nearest(text, line, others, rng) or repr(value + "x")
-
-
-def _nearest(text: str, line: int, pool: list[tuple[int, str]], rng: random.Random) -> str | None:
-    """One of the few other tokens used closest by, look-alikes first (`m_new` for `m`)."""
-    distance: dict[str, int] = {}
-    for other_line, other in pool:
-        if other != text:
-            distance[other] = min(abs(other_line - line), distance.get(other, 1 << 30))
-    similar = {t: d for t, d in distance.items() if _looks_alike(t, text)}
-    distance = similar or distance
-    if not distance:
-        return None
-    cutoff = sorted(distance.values())[:NEAREST][-1]  # ties at the cutoff all stay in the draw
-    return rng.choice(sorted(t for t, d in distance.items() if d <= cutoff))
-
-
-def _looks_alike(a: str, b: str) -> bool:
-    a, b = a.strip("'\"").lower(), b.strip("'\"").lower()
-    return bool(a and b) and (a.startswith(b) or b.startswith(a) or a.split("_")[0] == b.split("_")[0])
-
-
-def _literal(text: str):
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        return None
-
-
-def _is_str(text: str) -> bool:
-    return isinstance(_literal(text), str)
-
-
-def _number(text: str) -> str | None:
-    """The literal changed but of the same type: 0→1, n→n+1, 1.0→2.0, 0.0→1.0."""
-    value = _literal(text)
-    if isinstance(value, int):
-        return str(value + 1)
-    if isinstance(value, float | complex):
-        return repr(value * 2 if value else value + 1)
-    return None
-
-
-def _tree(code: str) -> ast.Module:
-    try:
-        return ast.parse(code)
-    except (SyntaxError, ValueError):
-        return ast.Module(body=[], type_ignores=[])  # the parser reports it; nothing is inert
-
-
-def _bound_names(tree: ast.Module) -> set[str]:
-    """Names the code assigns or takes as parameters: its variables."""
-    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)} | {
-        n.arg for n in ast.walk(tree) if isinstance(n, ast.arg)}
-
-
-def _inert_offsets(tree: ast.Module, code: str) -> set[int]:
-    """Starts of tokens whose mutants say nothing: docstrings and other bare strings, print/assert/
-    raise messages, names a def, class or parameter declares, keyword-argument names (a wrong one
-    is a TypeError under any check), and the sign of a literal (the number's own mutant covers it;
-    `dim=+1` is `dim=-1` on 2-D input)."""
-    rows = code.split("\n")
-    starts = [0]
-    for row in rows:
-        starts.append(starts[-1] + len(row) + 1)
-
-    def offset(node) -> int:  # ast columns count UTF-8 bytes
-        if node.lineno > len(rows):
-            return -1  # a line break Python counts and str.split does not (a lone \r)
-        row = rows[node.lineno - 1].encode()[:node.col_offset]
-        return starts[node.lineno - 1] + len(row.decode("utf-8", "ignore"))
-
-    out: set[int] = set()
-    for node in ast.walk(tree):
-        quiet = []
-        if isinstance(node, ast.arg | ast.keyword) or (
-                isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant)):
-            out.add(offset(node))
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            at = offset(node)
-            declared = _DECLARED.match(code, at)
-            out.add(declared.end() if declared else at)
-        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
-            quiet = [node.value]
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
-            quiet = [*node.args, *(k.value for k in node.keywords)]
-        elif isinstance(node, ast.Assert | ast.Raise):
-            quiet = [node.msg if isinstance(node, ast.Assert) else node.exc]
-        out.update(offset(n) for q in quiet if q for n in ast.walk(q)
-                   if isinstance(n, ast.Constant) and isinstance(n.value, str))
-    return out
-
-
-def _compiles(code: str) -> bool:
-    # A syntax error is "caught" by any check at all, so it says nothing about this one.
-    try:
-        compile(code, "<mutant>", "exec", dont_inherit=True)
-    except (SyntaxError, ValueError):
-        return False
-    return True
-
-
-def _spread(candidates: list[Mutant], k: int, rng: random.Random) -> list[Mutant]:
-    """Up to k mutants, one per line per round; a partial round takes evenly spaced lines."""
-    by_line: dict[int, list[Mutant]] = {}
-    for mutant in candidates:
-        by_line.setdefault(mutant.line, []).append(mutant)
-    for group in by_line.values():
-        rng.shuffle(group)
-    chosen: list[Mutant] = []
-    for depth in range(max(map(len, by_line.values()), default=0)):
-        layer = [g[depth] for _, g in sorted(by_line.items()) if len(g) > depth]
-        need = k - len(chosen)
-        if need <= 0:
-            break
-        if len(layer) > need:
-            shift = rng.random()
-            layer = [layer[int((i + shift) * len(layer) / need)] for i in range(need)]
-        chosen += layer
-    return chosen
-
-
 async def check_strength(snippet: Snippet, sandbox, *, max_mutants: int = 40, budget_seconds: float = 60,
                          on_progress=None) -> StrengthReport:
     """Runs each mutant against the check; meant for a snippet whose reference code passes.
 
     Mutants not finished within the budget are reported as "not run", never as caught.
     """
-    todo = mutants(snippet, max_mutants)
     started = time.monotonic()
+    todo = await asyncio.to_thread(mutants, snippet, max_mutants)  # compiling each keeps a loop busy
     deadline = started + budget_seconds
     # At most one job per sandbox worker: the sandbox's queue is shared with learners, who
     # should not get "busy" because an author is measuring a check.

@@ -35,7 +35,8 @@ async def validate(data: bytes | str, snippet_id: str, *, sandbox=None,
     id_problems = [] if editing or not taken(snippet_id) else [
         Problem(None, _("编号 %(id)s 已被占用，请换一个。", id=snippet_id))]
     try:
-        snippet = parse_snippet(decode(_as_bytes(data), path), snippet_id, path)
+        text = decode(_as_bytes(data), path)
+        snippet = parse_snippet(text, snippet_id, path)
     except SnippetInvalid as err:
         return Report(list(err.problems) + id_problems)
     if sandbox is None:
