@@ -12,8 +12,7 @@ HOSTILE_PROSE = '<script>window.__pwned = "prose"</script> <img src=x onerror="w
 
 @pytest.fixture(scope="module")
 def teach_server(tmp_path_factory):
-    proc, url = start_server(tmp_path_factory.mktemp("teach-data"), CODECLOZE_TEACHER_TOKEN=TOKEN,
-                             CODECLOZE_EXECUTION="false")
+    proc, url = start_server(tmp_path_factory.mktemp("teach-data"), CODECLOZE_TEACHER_TOKEN=TOKEN)
     yield url
     proc.terminate()
     proc.wait(10)
@@ -46,7 +45,31 @@ def test_upload_fix_preview_publish(page: Page, teach_server, artifacts):
     page.go_back()
     page.click("button:text('发布')")
     expect(page.locator(".status-published")).to_be_visible()
+    page.click("text=运行检查强度分析")
+    expect(page.locator(".strength")).to_contain_text("检查抓住了", timeout=60_000)
     page.screenshot(path=artifacts / "teach-published.png", full_page=True)
+
+
+def test_weak_check_shows_surviving_mutants(page: Page, teach_server):
+    sign_in(page, teach_server)
+    page.goto(teach_server + "/teach/new")
+    page.fill("#id", "weak")
+    page.fill("#text", snippet_text(check="assert callable(square)"))
+    page.click("text=校验并保存")
+    expect(page.locator(".verdict.passed")).to_contain_text("验证通过")
+    page.click("text=运行检查强度分析")
+    expect(page.locator(".strength")).to_contain_text("这些地方的错误没有被检查发现", timeout=60_000)
+    assert page.locator(".strength tbody tr").count() >= 1
+
+
+def test_reference_that_fails_its_check_is_not_saved(page: Page, teach_server):
+    sign_in(page, teach_server)
+    page.goto(teach_server + "/teach/new")
+    page.fill("#id", "failing")
+    page.fill("#text", snippet_text(check='assert square(3) == 10, "要 10"'))
+    page.click("text=校验并保存")
+    expect(page.locator(".notice.error")).to_contain_text("参考代码没有通过自己的检查")
+    expect(page.locator(".notice.error")).to_contain_text("要 10")
 
 
 def test_no_uploaded_script_ever_runs(page: Page, teach_server):

@@ -7,6 +7,7 @@ from ..auth import SESSION_COOKIE
 from ..errors import UserError
 from ..i18n import _
 from ..teaching import changeable_or_403, status_of, submit, uploaded_or_404
+from ..snippets.validate import file_line
 from ..templating import render
 from .uploads import read_upload
 
@@ -144,7 +145,10 @@ def _strength(request: Request, job_id: str) -> Response:
     job = request.app.state.strength_jobs.get(job_id)
     if job is None:
         raise UserError(404, _("这次检查强度的运行已经不存在，请重新开始。"))
-    return _page(request, "strength.html", job=job, job_id=job_id)
+    snippet = deps.library(request).get(job.snippet_id, job.version)
+    source = snippet.source if snippet else ""
+    return _page(request, "strength.html", job=job, job_id=job_id,
+                 file_line=lambda line: file_line(source, "code", line) or line)
 
 
 def _sandbox_or_503(request: Request):
