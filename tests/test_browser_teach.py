@@ -28,6 +28,14 @@ def sign_in(page: Page, url: str) -> None:
     expect(page.locator("h1")).to_have_text("教师后台")
 
 
+def upload_form(page: Page, url: str, snippet_id: str, text: str) -> None:
+    sign_in(page, url)
+    page.goto(url + "/teach/new")
+    page.fill("#id", snippet_id)
+    page.fill("#text", text)
+    page.click("text=校验并保存")
+
+
 def test_upload_fix_preview_publish(page: Page, teach_server, artifacts):
     sign_in(page, teach_server)
     page.click("text=上传新片段 >> nth=0")
@@ -51,11 +59,7 @@ def test_upload_fix_preview_publish(page: Page, teach_server, artifacts):
 
 
 def test_weak_check_shows_surviving_mutants(page: Page, teach_server):
-    sign_in(page, teach_server)
-    page.goto(teach_server + "/teach/new")
-    page.fill("#id", "weak")
-    page.fill("#text", snippet_text(check="assert callable(square)"))
-    page.click("text=校验并保存")
+    upload_form(page, teach_server, "weak", snippet_text(check="assert callable(square)"))
     expect(page.locator(".verdict.passed")).to_contain_text("验证通过")
     page.click("text=运行检查强度分析")
     expect(page.locator(".strength")).to_contain_text("这些地方的错误没有被检查发现", timeout=60_000)
@@ -63,11 +67,7 @@ def test_weak_check_shows_surviving_mutants(page: Page, teach_server):
 
 
 def test_reference_that_fails_its_check_is_not_saved(page: Page, teach_server):
-    sign_in(page, teach_server)
-    page.goto(teach_server + "/teach/new")
-    page.fill("#id", "failing")
-    page.fill("#text", snippet_text(check='assert square(3) == 10, "要 10"'))
-    page.click("text=校验并保存")
+    upload_form(page, teach_server, "failing", snippet_text(check='assert square(3) == 10, "要 10"'))
     expect(page.locator(".notice.error")).to_contain_text("参考代码没有通过自己的检查")
     expect(page.locator(".notice.error")).to_contain_text("要 10")
 
@@ -75,11 +75,7 @@ def test_reference_that_fails_its_check_is_not_saved(page: Page, teach_server):
 def test_no_uploaded_script_ever_runs(page: Page, teach_server):
     dialogs = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-    sign_in(page, teach_server)
-    page.goto(teach_server + "/teach/new")
-    page.fill("#id", "hostile")
-    page.fill("#text", snippet_text(title=f"'{HOSTILE_TITLE}'", prose=HOSTILE_PROSE))
-    page.click("text=校验并保存")
+    upload_form(page, teach_server, "hostile", snippet_text(title=f"'{HOSTILE_TITLE}'", prose=HOSTILE_PROSE))
     expect(page.locator(".notice.ok")).to_be_visible()
     page.click("button:text('发布')")
     for path in ("/", "/s/hostile", "/s/hostile/drill?rate=20&seed=1", "/teach", "/teach/snippets/hostile"):
