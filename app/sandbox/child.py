@@ -7,6 +7,7 @@ import io
 import os
 import signal
 import sys
+import traceback
 
 from . import confine, framing, harness, probe
 
@@ -49,7 +50,7 @@ def job_main(fds: dict, spawn: dict, seccomp_filter) -> None:
         confine.close_other_fds(set(fds.values()))
         done = confine.confine(spawn["plan"], spawn["limits"], seccomp_filter, spawn["strict"])
         _wire_stdio(fds["out"], fds["err"])
-        _enter_work_dir("/tmp" if done.get("private_view") else spawn["work_dir"])
+        _enter_work_dir("/tmp" if done.get("private_view") else spawn["work_dir"] or "/")
         harness.reseed()  # before "ready": this process runs one job only
         framing.write_frame(fds["result"], {"ready": done})
         job = framing.read_frame_blocking(fds["job"])
@@ -67,7 +68,9 @@ def job_main(fds: dict, spawn: dict, seccomp_filter) -> None:
     except BaseException as exc:  # noqa: B902 - report set-up failures, never raise into the zygote
         if os.getpid() == me:
             try:
-                framing.write_frame(fds["result"], {"setup_error": f"{type(exc).__name__}: {exc}"})
+                where = traceback.extract_tb(exc.__traceback__)[-1]
+                error = f"{type(exc).__name__}: {exc} ({os.path.basename(where.filename)}:{where.lineno})"
+                framing.write_frame(fds["result"], {"setup_error": error})
             except BaseException:  # noqa: B902
                 pass
     finally:

@@ -13,32 +13,34 @@ from pathlib import Path
 from . import linux
 
 
-def _blocked_ancestor(path: Path) -> Path | None:
-    """The outermost directory above `path` that other users cannot traverse."""
+def _blocked_ancestor(path: Path, private: list[Path]) -> Path | None:
+    """The outermost directory above `path` that is private or other users cannot traverse."""
     for parent in reversed(path.parents):
-        if not os.stat(parent).st_mode & stat.S_IXOTH:
+        if parent in private or not os.stat(parent).st_mode & stat.S_IXOTH:
             return parent
     return None
 
 
-def _expose(needed: list[Path]) -> list[str]:
-    groups: dict[Path, list[Path]] = {}
+def _cover(directory: Path, keep: list[Path]) -> list[str]:
+    """An empty tmpfs over `directory`, with the `keep` paths inside it bound back in."""
+    fds = {p: os.open(p, os.O_PATH | os.O_DIRECTORY) for p in keep}  # before the tmpfs hides them
+    linux.mount("tmpfs", str(directory), "tmpfs", linux.MS_NOSUID | linux.MS_NODEV, "mode=0755,size=64k")
+    for path, fd in sorted(fds.items()):
+        os.makedirs(path, mode=0o755, exist_ok=True)
+        linux.mount(f"/proc/self/fd/{fd}", str(path), None, linux.MS_BIND | linux.MS_REC)
+        os.close(fd)
+    return [str(p) for p in keep]
+
+
+def _expose(needed: list[Path], private: list[Path]) -> list[str]:
+    groups: dict[Path, list[Path]] = {p: [] for p in private if p.is_dir()}
     for path in needed:
-        blocked = _blocked_ancestor(path)
+        blocked = _blocked_ancestor(path, private)
         if blocked is not None and blocked != Path("/"):
             groups.setdefault(blocked, []).append(path)
-    exposed = []
-    for blocked, paths in groups.items():
-        # Hold the originals open: the tmpfs is about to cover them.
-        fds = {p: os.open(p, os.O_PATH | os.O_DIRECTORY) for p in paths}
-        linux.mount("tmpfs", str(blocked), "tmpfs", linux.MS_NOSUID | linux.MS_NODEV,
-                    "mode=0755,size=64k")
-        for path, fd in sorted(fds.items()):
-            os.makedirs(path, mode=0o755, exist_ok=True)
-            linux.mount(f"/proc/self/fd/{fd}", str(path), None, linux.MS_BIND | linux.MS_REC)
-            os.close(fd)
-            exposed.append(str(path))
-    return exposed
+    # A dir inside another covered one is hidden already (and covering it would hide kept paths).
+    outer = {d: paths for d, paths in groups.items() if not any(o in d.parents for o in groups)}
+    return [kept for blocked, paths in outer.items() for kept in _cover(blocked, paths)]
 
 
 def _hide(data_dirs: list[Path]) -> list[str]:
@@ -62,12 +64,13 @@ def _outermost(paths: list[Path]) -> list[Path]:
     return kept
 
 
-def prepare_shared_view(needed: list[Path], data_dirs: list[Path]) -> dict:
-    """Zygote: enter a private mount namespace shaped for the jobs."""
+def prepare_shared_view(needed: list[Path], data_dirs: list[Path], private: list[Path]) -> dict:
+    """Zygote: enter a private mount namespace shaped for the jobs. `private` dirs are
+    covered like untraversable ones (only the needed paths inside stay visible)."""
     linux.unshare(linux.CLONE_NEWNS)
     linux.mount(None, "/", None, linux.MS_REC | linux.MS_PRIVATE)
     needed = _outermost([p.resolve() for p in needed if p.is_dir()])
-    exposed = _expose(needed)
+    exposed = _expose(needed, [p.resolve() for p in private if p.resolve() != Path("/")])
     return {"exposed": exposed, "hidden": _hide([p.resolve() for p in data_dirs])}
 
 

@@ -21,6 +21,32 @@ def probe_plan(zygote: dict, namespaces: bool = True) -> dict:
     return plan
 
 
+UID_BLOCK = 64  # slots per server; a block of uids no other process uses
+
+
+def _uids_in_use() -> set[int]:
+    used = set()
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                used.add(os.stat(f"/proc/{name}").st_uid)
+            except OSError:
+                pass
+    return used
+
+
+def pick_uid_base(first: int = 60000, blocks: int = 512) -> int:
+    """Several servers on one host (one per web worker) must not share job uids: start at a
+    block chosen by pid and take the first block that no running process uses."""
+    used = _uids_in_use()
+    start = os.getpid() % blocks
+    for i in range(blocks):
+        base = first + UID_BLOCK * ((start + i) % blocks)
+        if not used.intersection(range(base, base + UID_BLOCK)):
+            return base
+    raise RuntimeError("no free block of uids for job processes")
+
+
 def strict_plan(done: dict, pid_namespace: bool) -> dict:
     """Exactly the steps that succeeded in the probe; any later failure aborts that job."""
     plan = {step: bool(done.get(step)) for step in STEPS}
@@ -34,15 +60,45 @@ def probe_spec(zygote: dict, limits: dict, data_dirs: list[str]) -> dict:
             **{k: zygote[k] for k in ("pid_ns", "net_ns", "ipc_ns", "mnt_ns")}}
 
 
+SHARED_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/dev/mqueue")
+
+
+def sweep_shared_dirs(uid: int) -> list[str]:
+    """Without a private view a job can write into the host's world-writable dirs; when it had
+    a uid of its own, whatever that uid owns there afterwards is its leftover."""
+    removed = []
+    for directory in SHARED_WRITABLE:
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.stat(follow_symlinks=False).st_uid != uid:
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    shutil.rmtree(entry.path, ignore_errors=True)
+                else:
+                    os.unlink(entry.path)
+                removed.append(entry.path)
+            except OSError:
+                pass
+    return removed
+
+
 class WorkDirs:
-    """On-disk work dirs, only for hosts where a job cannot have a private tmpfs."""
+    """On-disk work dirs, only for hosts where a job cannot have a private tmpfs. The root is
+    named after this server's pid, so that a later server removes it if this one is killed."""
+
+    PREFIX = "codecloze-jobs-"
 
     def __init__(self):
         self.root: str | None = None
 
     def create(self, uid: int | None) -> str:
         if self.root is None:
-            self.root = tempfile.mkdtemp(prefix="codecloze-jobs-")
+            _remove_stale_roots(tempfile.gettempdir(), self.PREFIX)
+            self.root = tempfile.mkdtemp(prefix=f"{self.PREFIX}{os.getpid()}-")
             os.chmod(self.root, 0o711)  # jobs may enter their own dir but not list the others
         path = tempfile.mkdtemp(dir=self.root)
         if uid is not None:
@@ -56,3 +112,10 @@ class WorkDirs:
 
     def close(self) -> None:
         self.remove(self.root)
+
+
+def _remove_stale_roots(directory: str, prefix: str) -> None:
+    for entry in os.scandir(directory):
+        pid = entry.name[len(prefix):].split("-")[0]
+        if entry.name.startswith(prefix) and pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
+            shutil.rmtree(entry.path, ignore_errors=True)

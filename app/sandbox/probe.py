@@ -55,6 +55,15 @@ def _writes_blocked(work_dir: str) -> bool:
     return True
 
 
+def _others_unreachable() -> bool:
+    """Whether `kill -1` (every process this uid may signal) reaches anyone but the job."""
+    try:
+        os.kill(-1, 0)
+    except OSError:
+        return True
+    return False
+
+
 def _interfaces() -> set[str]:
     with open("/proc/self/net/dev") as f:
         return {line.split(":")[0].strip() for line in f if ":" in line}
@@ -89,6 +98,7 @@ def verify(spec: dict, done: dict) -> dict[str, bool]:
         "private_tmp": os.getcwd() == "/tmp" and done.get("private_view", False)
                        and not os.listdir("/tmp"),
         "hidden_data_dirs": all(_hidden(p) for p in spec["data_dirs"]),
+        "other_processes_unreachable": _others_unreachable(),
         "unprivileged_uid": os.getuid() not in (0, spec["server_uid"]) and os.geteuid() != 0,
         "no_capabilities": caps == [0, 0, 0],
         "no_new_privs": status.get("NoNewPrivs") == "1",

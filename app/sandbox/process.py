@@ -8,32 +8,10 @@ import signal
 import time
 
 from . import framing
-from .types import STATUSES
+from .outcome import Capture, outcome
 
 WALL_GRACE = 0.5        # the job's own timer reports first, with the line it stopped on
 SETUP_DEADLINE = 30.0   # a job process that is not ready by then is killed
-OUTPUT_KILL_FACTOR = 16
-
-
-class Capture:
-    def __init__(self, keep: int):
-        self.keep, self.total, self.data = keep, 0, bytearray()
-
-    def add(self, chunk: bytes) -> None:
-        self.total += len(chunk)
-        room = self.keep - len(self.data)
-        if room > 0:
-            self.data += chunk[:room]
-
-    @property
-    def flooding(self) -> bool:
-        return self.total > self.keep * OUTPUT_KILL_FACTOR
-
-    def text(self) -> str:
-        text = self.data.decode("utf-8", errors="replace")
-        if self.total > self.keep:
-            text += f"\n[output truncated: {self.total} bytes written, first {self.keep} kept]"
-        return text
 
 
 class JobProcess:
@@ -120,26 +98,7 @@ class JobProcess:
         out, err = (c.text() for c in self.captures.values())
         base = {"stdout": out, "stderr": err, "seconds": round(time.monotonic() - self.started, 4),
                 "part": None, "line": None}
-        return base | self._outcome(status, cpu)
-
-    def _outcome(self, status: int, cpu: float) -> dict:
-        limits = self.limits
-        if self.kill_reason == "wall":
-            return {"status": "timeout", "message": f"wall-clock limit ({limits['wall_seconds']:g} s) reached"}
-        if self.kill_reason == "output":
-            return {"status": "output", "message": f"output limit reached ({limits['output_bytes'] * OUTPUT_KILL_FACTOR} bytes)"}
-        result = (self.report or {}).get("result")
-        if isinstance(result, dict):
-            return _checked(result)
-        if os.WIFSIGNALED(status):
-            sig = os.WTERMSIG(status)
-            if sig == signal.SIGKILL and cpu >= limits["cpu_seconds"]:
-                return {"status": "timeout", "message": f"CPU time limit ({limits['cpu_seconds']:g} s) reached"}
-            name = signal.Signals(sig).name if sig in signal.valid_signals() else str(sig)
-            return {"status": "crashed", "message": f"killed by {name} ({signal.strsignal(sig)})"}
-        if self.report and "setup_error" in self.report:
-            return {"status": "error", "message": f"sandbox: {self.report['setup_error']}"[:2000]}
-        return {"status": "error", "message": f"exited with code {os.waitstatus_to_exitcode(status)} before the check finished"}
+        return base | outcome(self.limits, self.kill_reason, self.report, status, cpu)
 
 
 def _read(fd: int) -> bytes | None:
@@ -147,13 +106,3 @@ def _read(fd: int) -> bytes | None:
         return os.read(fd, 65536)
     except BlockingIOError:
         return None
-
-
-def _checked(result: dict) -> dict:
-    """The job's own report, reduced to well-formed fields."""
-    status = result.get("status") if result.get("status") in STATUSES else "error"
-    line = result.get("line")
-    part = result.get("part")
-    return {"status": status, "message": str(result.get("message", ""))[:2000],
-            "part": part if isinstance(part, str) else None,
-            "line": line if isinstance(line, int) and not isinstance(line, bool) else None}

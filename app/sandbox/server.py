@@ -1,8 +1,9 @@
-"""The fork server: `python -m app.sandbox.server FD`, started by the web app, never forked from it.
+"""The fork server, started by the web app as a fresh process (never forked from it).
 
 It forks the zygote (which imports torch) before importing anything heavy itself, keeps a
 few confined job processes ready, hands each request to one of them, enforces the limits
-from outside and answers with a verdict once the job and everything it started are gone.
+from outside, and answers with a verdict once the job and everything it started are gone.
+One thread, one selector: requests from the web app, the zygote's messages, job pipes.
 """
 import collections
 import json
@@ -14,34 +15,24 @@ import sys
 import time
 
 from . import framing, linux, policy
-from .process import JobProcess
+from .outside import OutsideLimits
+from .pool import Pool
 from .status import usage
-
-PROBE = "probe"
 
 
 class Server:
     def __init__(self, ctrl: socket.socket, config: dict):
-        self.ctrl, self.config, self.limits = ctrl, config, config["limits"]
-        self.workers = max(1, int(config["workers"]))
-        self.free_slots = collections.deque(range(max(3, 3 * self.workers)))
-        self.spawning: set[int] = set()
-        self.procs: dict[int, JobProcess] = {}
-        self.ready: collections.deque[JobProcess] = collections.deque()
-        self.pending: collections.deque = collections.deque()
+        if config.get("uid_base") is None:
+            config["uid_base"] = policy.pick_uid_base()
+        self.ctrl, self.config = ctrl, config
         self.selector = selectors.DefaultSelector()
+        self.pool = Pool(config, self.selector, self)
+        self.pending: collections.deque = collections.deque()  # (request id, job)
         self.frames = framing.FrameBuffer()
-        self.work_dirs = policy.WorkDirs()
-        self.plan: dict = {}
-        self.failures = 0
-        self.zygote: dict = {}
-        self.work_dir_of: dict[int, str | None] = {}
-        self.probe_slot: int | None = None
-        self.started = False  # the probe has answered; jobs can be taken
         self.announcement: dict | None = None
+        self.zygote_pid: int | None = None
 
-    # -- start-up --------------------------------------------------------------------------
-    def start_zygote(self) -> None:
+    def start(self) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         pid = os.fork()
         if pid == 0:
@@ -49,15 +40,17 @@ class Server:
             zygote.main(theirs, self.config)
         theirs.close()
         self.zsock, self.zygote_pid = ours, pid
-        ours.settimeout(300)  # importing torch on a cold disk
-        message, _ = self.receive()
+        ours.settimeout(300)  # importing torch from a cold disk
+        try:
+            message, _ = self.receive()
+        except (EOFError, OSError) as exc:
+            raise RuntimeError(f"zygote failed to start ({exc}); see the server's stderr") from exc
         ours.settimeout(None)
         if "zygote" not in message:
             raise RuntimeError(f"zygote failed to start: {message}")
         self.zygote = message["zygote"]
-        self.plan = policy.probe_plan(self.zygote, self.config.get("namespaces", True))
-        self.probe_slot = self.free_slots.popleft()
-        self.spawn(self.probe_slot, strict=False)
+        self.outside = OutsideLimits(self.config["limits"], self.zygote["anon_bytes"])
+        self.pool.start(ours, self.zygote)
 
     def receive(self) -> tuple[dict, list[int]]:
         data, fds, _, _ = socket.recv_fds(self.zsock, 1 << 16, 8)
@@ -65,85 +58,22 @@ class Server:
             raise EOFError("zygote exited")
         return json.loads(data), fds
 
-    def spawn(self, slot: int, strict: bool = True) -> None:
-        uid = self.config["uid_base"] + slot if self.plan.get("unprivileged_uid") else None
-        work_dir = None if self.plan.get("private_view") and strict else self.work_dirs.create(uid)
-        request = {"slot": slot, "plan": self.plan | {"uid": uid}, "limits": self.limits,
-                   "work_dir": work_dir, "strict": strict}
-        self.zsock.send(json.dumps(request).encode())
-        self.spawning.add(slot)
-        self.work_dir_of[slot] = work_dir
+    # -- called back by the pool -----------------------------------------------------------
+    def deliver(self, request_id, verdict: dict) -> None:
+        self.send({"done": request_id, "verdict": verdict})
 
-    # -- events --------------------------------------------------------------------------
-    def on_zygote(self, _) -> None:
-        message, fds = self.receive()
-        slot = message.get("spawned", message.get("spawn_failed", message.get("exited")))
-        if "spawned" in message:
-            self.spawning.discard(slot)
-            proc = JobProcess(slot, fds, self.limits, self.work_dir_of.pop(slot, None))
-            proc.pid, proc.pid_namespace, proc.state = message["pid"], message["pid_namespace"], "starting"
-            self.procs[slot] = proc
-            for fd in proc.read_fds:
-                self.selector.register(fd, selectors.EVENT_READ, (self.on_job_output, proc))
-        elif "spawn_failed" in message:
-            self.spawning.discard(slot)
-            policy.WorkDirs.remove(self.work_dir_of.pop(slot, None))
-            self.free_slots.append(slot)
-            self.count_failure(message["error"])
-        else:
-            self.on_exit(self.procs.pop(slot), message["status"], message["cpu"])
-
-    def on_job_output(self, fd: int, proc: JobProcess) -> None:
-        if not proc.on_readable(fd):
-            self.selector.unregister(fd)
-        if proc.state == "starting" and proc.ready is not None:
-            proc.state, proc.deadline = "ready", float("inf")
-            if proc.slot == self.probe_slot and not self.started:
-                proc.state = "running"
-                spec = policy.probe_spec(self.zygote, self.limits, self.config["data_dirs"])
-                proc.start(PROBE, {"probe": spec})
-            else:
-                self.ready.append(proc)
-
-    def on_exit(self, proc: JobProcess, status: int, cpu: float) -> None:
-        for fd in proc.read_fds:
-            if fd in self.selector.get_map():
-                self.selector.unregister(fd)
-        proc.drain()
-        if proc in self.ready:
-            self.ready.remove(proc)
-        if proc.slot == self.probe_slot and not self.started:
-            self.finish_probe(proc, status)
-        elif proc.request_id is not None:
-            self.send({"done": proc.request_id, "verdict": proc.verdict(status, cpu)})
-            self.failures = 0
-        else:
-            self.count_failure((proc.report or {}).get("setup_error", f"job process ended early ({status})"))
-        proc.close()
-        policy.WorkDirs.remove(proc.work_dir)
-        self.free_slots.append(proc.slot)
-
-    def finish_probe(self, proc: JobProcess, status: int) -> None:
-        report = ((proc.report or {}).get("result") or {}).get("probe")
-        if not isinstance(report, dict):
-            error = proc.verdict(status, 0.0)
-            raise RuntimeError(f"sandbox probe failed: {error['message']} {error['stderr'][-2000:]}")
-        self.plan = policy.strict_plan(proc.ready or {}, proc.pid_namespace)
+    def probed(self, report: dict) -> None:
         stdlib = report.pop("stdlib_importable", False)
         if not stdlib:
             print("codecloze sandbox: jobs cannot import the standard library", file=sys.stderr)
-        self.started = True
-        # Announced once the pool of ready job processes is full: the first request is fast too.
-        self.announcement = {"ready": {"protections": report, "plan": self.plan, "stdlib_importable": stdlib,
-                                       "server_pid": os.getpid(), "zygote_pid": self.zygote_pid}}
+        # Sent once the pool of ready job processes is full, so that the first request is fast too.
+        # Enforced by this server on every host, whatever the probe found.
+        report |= {"wall_clock_limit": True, "process_tree_limits": True}
+        self.announcement = {"ready": {"protections": report, "plan": self.pool.plan,
+                                       "stdlib_importable": stdlib, **self.pids()}}
 
-    def count_failure(self, error: str) -> None:
-        print(f"codecloze sandbox: {error}", file=sys.stderr)
-        self.failures += 1
-        if self.failures >= 5:
-            raise RuntimeError(f"job processes keep failing: {error}")
-
-    def on_ctrl(self, _) -> None:
+    # -- the web app's side ----------------------------------------------------------------
+    def on_ctrl(self) -> None:
         data = self.ctrl.recv(1 << 20)
         if not data:
             raise EOFError("web app went away")
@@ -152,58 +82,46 @@ class Server:
                 self.pending.append((frame["run"], frame["job"]))
             elif "status" in frame:
                 self.send({"status": frame["status"], "info": self.status()})
+            elif "cancel" in frame:
+                self.cancel(frame["cancel"])
+
+    def cancel(self, request_id) -> None:
+        self.pending = collections.deque(item for item in self.pending if item[0] != request_id)
+        for proc in self.pool.procs.values():
+            if proc.request_id == request_id:
+                proc.kill("cancelled")
 
     def send(self, message: dict) -> None:
         self.ctrl.sendall(framing.encode(message))
 
+    def pids(self) -> dict:
+        zygotes = sorted({self.zygote_pid, self.zygote["pid"]})
+        return {"server_pid": os.getpid(), "zygote_pid": self.zygote_pid, "zygote_pids": zygotes}
+
     def status(self) -> dict:
-        ready = [p.pid for p in self.ready]
-        return {"server_pid": os.getpid(), "zygote_pid": self.zygote_pid, "ready_pids": ready,
-                "running": sum(p.state == "running" for p in self.procs.values()),
-                "starting": len(self.spawning) + sum(p.state == "starting" for p in self.procs.values()),
-                "pending": len(self.pending), "memory": usage([os.getpid(), self.zygote_pid])}
+        return {**self.pids(), **self.pool.counts(), "uid_base": self.config["uid_base"],
+                "pending": len(self.pending), "memory": usage([os.getpid(), *self.pids()["zygote_pids"]])}
 
     # -- the loop --------------------------------------------------------------------------
-    def dispatch(self) -> None:
-        while self.pending and self.ready:
-            proc = self.ready.popleft()
-            proc.state = "running"
-            proc.start(*self.pending.popleft())
-        idle = len(self.ready) + len(self.spawning) + sum(p.state == "starting" for p in self.procs.values())
-        for _ in range(min(self.workers + len(self.pending) - idle, len(self.free_slots))):
-            self.spawn(self.free_slots.popleft())
-
-    def enforce_deadlines(self) -> float | None:
-        now, nearest = time.monotonic(), None
-        for proc in self.procs.values():
-            if proc.deadline <= now:
-                proc.kill("wall" if proc.state == "running" else "setup")
-                proc.deadline = float("inf")
-            elif proc.deadline != float("inf"):
-                nearest = min(nearest or proc.deadline, proc.deadline)
-        return None if nearest is None else max(0.0, nearest - now)
-
     def serve(self) -> None:
-        self.selector.register(self.ctrl, selectors.EVENT_READ, (self.on_ctrl,))
-        self.selector.register(self.zsock, selectors.EVENT_READ, (self.on_zygote,))
+        self.selector.register(self.ctrl, selectors.EVENT_READ, self.on_ctrl)
+        self.selector.register(self.zsock, selectors.EVENT_READ, lambda: self.pool.on_zygote(*self.receive()))
         while True:
-            for key, _ in self.selector.select(self.enforce_deadlines()):
-                handler, *args = key.data
-                handler(key.fd, *args)
-            if self.started:
-                self.dispatch()
-            if self.announcement and len(self.ready) >= self.workers:
+            for key, _ in self.selector.select(self.outside.enforce(list(self.pool.procs.values()))):
+                if self.selector.get_map().get(key.fd) is not key:
+                    continue  # unregistered (and its fd closed) by an earlier event in this batch
+                key.data()
+            if self.pool.probe_slot is None:
+                self.pool.dispatch(self.pending)
+            if self.announcement and len(self.pool.ready) >= self.pool.workers:
                 self.send(self.announcement)
                 self.announcement = None
 
     def shutdown(self) -> None:
-        for proc in self.procs.values():
-            proc.kill(None)
-        self.zsock.close()  # the zygote kills whatever is left and exits
-        _wait_or_kill(self.zygote_pid, 3.0)
-        for proc in self.procs.values():
-            policy.WorkDirs.remove(proc.work_dir)
-        self.work_dirs.close()
+        self.pool.close()
+        if self.zygote_pid:
+            self.zsock.close()  # the zygote kills whatever is left and exits
+            _wait_or_kill(self.zygote_pid, 3.0)
 
 
 def _wait_or_kill(pid: int, seconds: float) -> None:
@@ -220,10 +138,9 @@ def main(fd: int) -> None:
     linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)  # dies with the web app
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     ctrl = socket.socket(fileno=fd)
-    config = framing.read_frame_blocking(ctrl.fileno())
-    server = Server(ctrl, config)
+    server = Server(ctrl, framing.read_frame_blocking(ctrl.fileno()))
     try:
-        server.start_zygote()
+        server.start()
         server.serve()
     except EOFError:
         pass
@@ -234,8 +151,7 @@ def main(fd: int) -> None:
             pass
         raise
     finally:
-        if hasattr(server, "zsock"):
-            server.shutdown()
+        server.shutdown()
 
 
 if __name__ == "__main__":

@@ -3,23 +3,17 @@
 RSS counts the torch pages a forked job shares with the zygote once per process; PSS splits
 shared pages between their users, so its sum is what the tree really costs.
 """
-import os
+from .watch import parent_pids
 
 
-def _parents() -> dict[int, int]:
-    parents = {}
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                with open(f"/proc/{name}/stat") as f:
-                    parents[int(name)] = int(f.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                pass
-    return parents
+def pid_of(pidfd: int) -> int:
+    """The pid, as this process's /proc numbers it, of the process a pidfd refers to."""
+    with open(f"/proc/self/fdinfo/{pidfd}") as f:
+        return int(next(line for line in f if line.startswith("Pid:")).split()[1])
 
 
 def descendants(roots: list[int]) -> list[int]:
-    parents = _parents()
+    parents = parent_pids()
     tree, changed = set(roots), True
     while changed:
         grown = tree | {pid for pid, ppid in parents.items() if ppid in tree}
@@ -39,7 +33,9 @@ def _kib(path: str, field: str) -> int:
 
 
 def usage(roots: list[int]) -> dict:
+    """Memory of `roots` and all their descendants; `roots_rss_bytes` of the roots alone."""
     pids = descendants(roots)
     return {"processes": len(pids),
+            "roots_rss_bytes": 1024 * sum(_kib(f"/proc/{p}/status", "VmRSS") for p in roots),
             "rss_bytes": 1024 * sum(_kib(f"/proc/{p}/status", "VmRSS") for p in pids),
             "pss_bytes": 1024 * sum(_kib(f"/proc/{p}/smaps_rollup", "Pss") for p in pids)}

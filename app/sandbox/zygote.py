@@ -10,40 +10,9 @@ import os
 import selectors
 import signal
 import socket
-import sys
 from pathlib import Path
 
-from . import child, confine, hugepages, linux, mounts, orphans, syscalls
-
-
-def _import_runtime() -> dict:
-    os.environ["OMP_NUM_THREADS"] = "1"  # forked children deadlock in libgomp otherwise
-    import math  # noqa: F401 - preloaded for the jobs
-    import torch
-    torch.set_num_threads(1)
-    torch.set_num_interop_threads(1)
-    return {"torch": torch.__version__}
-
-
-_WARM_UP = """
-x = torch.randn(4, 8)
-y = (torch.softmax(x, dim=-1) @ x.T).exp().sum(dim=0, keepdim=True).max()
-z = torch.zeros(2, 2); z[0] = torch.tensor([1.0, 2.0]); z[:, 1] += 1
-assert torch.allclose(torch.ones(3), torch.ones(3)) and x.shape[-1] == 8
-text = repr(x) + str(y) + repr(z.tolist()) + f"{y.item():.3f}"
-"""
-
-
-def _warm_up() -> None:
-    """First calls of torch ops initialise lazily; do that once here, not in every job."""
-    import torch
-    exec(compile(_WARM_UP, "<warm-up>", "exec"), {"torch": torch})
-
-
-def _needed_paths() -> list[Path]:
-    import torch
-    paths = [sys.base_prefix, sys.prefix, sys.exec_prefix, Path(torch.__file__).parent.parent]
-    return [Path(p) for p in paths + [p for p in sys.path if p]]
+from . import child, confine, hugepages, linux, mounts, orphans, runtime, syscalls, userns, watch
 
 
 def _namespaces() -> dict[str, int]:
@@ -136,6 +105,29 @@ class Zygote:
             os.kill(pid, signal.SIGKILL)
 
 
+def _prepare(sock: socket.socket, config: dict) -> dict:
+    """Everything before the first job: namespaces, torch, the jobs' view of the filesystem."""
+    namespaces = config.get("namespaces", True)
+    same_uid = not linux.has_capability(linux.CAP_SETUID)
+    info = {"user_namespace": False}
+    if namespaces and not linux.has_capability(linux.CAP_SYS_ADMIN):
+        try:
+            userns.become_root_of_own_namespaces(sock)
+            info["user_namespace"] = True
+        except OSError as exc:
+            info["user_namespace_error"] = str(exc)
+    info["pid"] = int(os.readlink("/proc/self"))  # as the host numbers it, even inside a pid namespace
+    info["runtime"] = runtime.import_runtime()
+    runtime.warm_up()
+    if namespaces:
+        try:
+            info["view"] = mounts.prepare_shared_view(
+                runtime.needed_paths(), [Path(p) for p in config["data_dirs"]], userns.private_dirs(same_uid))
+        except OSError as exc:
+            info["view_error"] = str(exc)
+    return info
+
+
 def main(sock: socket.socket, config: dict) -> None:
     """Runs in a process forked from the server before it imported anything heavy."""
     linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -143,18 +135,17 @@ def main(sock: socket.socket, config: dict) -> None:
     confine.close_other_fds({sock.fileno(), 2})
     null = os.open(os.devnull, os.O_RDWR)  # takes fd 0; keeps job pipes off 0 and 1
     os.dup2(null, 1)
-    info = {"pid": os.getpid(), "runtime": _import_runtime(), "view": None}
-    _warm_up()
-    if config.get("mount_namespace", True):
-        try:
-            info["view"] = mounts.prepare_shared_view(_needed_paths(), [Path(p) for p in config["data_dirs"]])
-        except OSError as exc:
-            info["view_error"] = str(exc)
-    zygote = Zygote(sock, config)
+    try:
+        info = _prepare(sock, config)
+        zygote = Zygote(sock, config)
+    except BaseException as exc:  # noqa: B902 - the server passes the reason on to the web app
+        socket.send_fds(sock, [json.dumps({"error": f"zygote: {type(exc).__name__}: {exc}"}).encode()], [])
+        os._exit(1)
     info["seccomp"] = zygote.filters[True] is not None
     gc.collect()
     gc.freeze()  # the collector would otherwise touch, and so copy, every object in each job
     info["huge_regions"] = hugepages.collapse()
+    info["anon_bytes"] = watch.anonymous_bytes(os.getpid())  # what every job starts from
     zygote.send({"zygote": info | _namespaces()})
     try:
         zygote.serve()

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from app.sandbox import Sandbox
-from tests.sandbox.support import SECRET, TEST_LIMITS, UID_BASE, WORKERS, Runner, world_writable_dir
+from tests.sandbox.support import SECRET, TEST_LIMITS, WORKERS, Runner, world_writable_dir
 
 
 @pytest.fixture(scope="session")
@@ -29,7 +29,7 @@ def event_loop_for_sandbox():
 
 @pytest.fixture(scope="session")
 def runner(event_loop_for_sandbox, data_dir) -> Runner:
-    sandbox = Sandbox(TEST_LIMITS, workers=WORKERS, queue=8, data_dirs=(data_dir,), uid_base=UID_BASE)
+    sandbox = Sandbox(TEST_LIMITS, workers=WORKERS, queue=8, data_dirs=(data_dir,))
     run = Runner(event_loop_for_sandbox, sandbox, data_dir)
     run(sandbox.start())
     yield run

@@ -9,7 +9,6 @@ from app.sandbox import Job, Limits, Sandbox
 from app.sandbox.status import descendants
 
 TEST_LIMITS = Limits(cpu_seconds=1, wall_seconds=2, memory_bytes=256 << 20)
-UID_BASE = 60000
 WORKERS = 2
 SECRET = "TOPSECRET"
 
@@ -49,13 +48,17 @@ class Runner:
                 return status
             time.sleep(0.02)
 
+    @staticmethod
+    def job_uids(status: dict) -> range:
+        return range(status["uid_base"], status["uid_base"] + 64)
+
     def leftover_processes(self) -> list[int]:
         """Processes of any job, other than the idle ready ones (with no children)."""
         status = self.settled_status()
-        keep = {status["server_pid"], status["zygote_pid"], *status["ready_pids"]}
+        keep = {status["server_pid"], *status["zygote_pids"], *status["ready_pids"]}
         tree = set(descendants([status["zygote_pid"]])) - keep
-        slots = range(UID_BASE, UID_BASE + 3 * self.sandbox.workers + 3)
-        by_uid = {int(p) for p in os.listdir("/proc") if p.isdigit() and _uids(int(p)) & set(slots)}
+        slots = set(self.job_uids(status))
+        by_uid = {int(p) for p in os.listdir("/proc") if p.isdigit() and _uids(int(p)) & slots}
         return sorted(tree | (by_uid - keep))
 
 

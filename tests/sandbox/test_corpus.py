@@ -1,4 +1,5 @@
 """Every hostile case gets a clear verdict and leaves nothing behind; the server carries on."""
+import glob
 import os
 import shutil
 import socket
@@ -7,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.sandbox.support import UID_BASE, world_writable_dir
+from tests.sandbox.support import world_writable_dir
 from tests.sandbox.corpus import context_setup, load_corpus
 
 CORPUS = load_corpus()
@@ -54,10 +55,10 @@ def world(data_dir):
     w.close()
 
 
-def _sandbox_owned_files() -> list[str]:
-    uids = range(UID_BASE, UID_BASE + 64)
+def _sandbox_owned_files(uids: range) -> list[str]:
+    """Entries a job uid owns in the host's shared dirs or in an on-disk job temp root."""
     found = []
-    for directory in SHARED_DIRS:
+    for directory in SHARED_DIRS + tuple(glob.glob("/tmp/codecloze-jobs-*")):
         for entry in os.scandir(directory):
             if entry.stat(follow_symlinks=False).st_uid in uids:
                 found.append(entry.path)
@@ -90,4 +91,4 @@ def test_case_is_contained(runner, world, name, source, expected):
     assert not PWNED.exists()
     assert (world.canary / "keep.txt").read_text() == "keep"
     assert world.connections() == 0
-    assert _sandbox_owned_files() == []
+    assert _sandbox_owned_files(runner.job_uids(runner.settled_status())) == []

@@ -8,7 +8,7 @@ import pytest
 
 from app.sandbox import Sandbox, SandboxBusy, SandboxUnavailable
 from app.sandbox.status import descendants
-from tests.sandbox.support import TEST_LIMITS, UID_BASE, job
+from tests.sandbox.support import TEST_LIMITS, job
 
 PASSING = job("x = 1", check="assert x == 1")
 
@@ -22,7 +22,7 @@ def _alive(pid: int) -> bool:
 
 
 async def _started(**kwargs) -> Sandbox:
-    sandbox = Sandbox(TEST_LIMITS, uid_base=UID_BASE + 32, **kwargs)
+    sandbox = Sandbox(TEST_LIMITS, **kwargs)
     await sandbox.start()
     return sandbox
 
@@ -102,3 +102,20 @@ def test_close_ends_the_server_and_every_job():
     tree = asyncio.run(scenario())
     time.sleep(0.2)
     assert [pid for pid in tree if _alive(pid)] == []
+
+
+def test_a_cancelled_run_stops_its_job():
+    async def scenario():
+        sandbox = await _started(workers=1, queue=4)
+        try:
+            abandoned = asyncio.ensure_future(sandbox.run(job("import time\ntime.sleep(30)")))
+            await asyncio.sleep(0.3)
+            abandoned.cancel()
+            began = time.monotonic()
+            assert (await sandbox.run(PASSING)).status == "passed"  # not stuck behind it
+            assert time.monotonic() - began < 1.5
+            status = await sandbox.status()
+            assert status["running"] == 0 and status["pending"] == 0
+        finally:
+            await sandbox.close()
+    asyncio.run(scenario())

@@ -1,0 +1,43 @@
+"""What the zygote loads once so that every job finds it ready: torch, single-threaded, warm."""
+import os
+import sys
+from pathlib import Path
+
+from . import harness
+
+
+def import_runtime() -> dict:
+    os.environ["OMP_NUM_THREADS"] = "1"  # forked children deadlock in libgomp otherwise
+    import math  # noqa: F401 - preloaded for the jobs
+    import torch
+    torch.set_num_threads(1)
+    torch.set_num_interop_threads(1)
+    return {"torch": torch.__version__}
+
+
+_WARM_UP = """
+x = torch.randn(4, 8)
+y = (torch.softmax(x, dim=-1) @ x.T).exp().sum(dim=0, keepdim=True).max()
+z = torch.zeros(2, 2); z[0] = torch.tensor([1.0, 2.0]); z[:, 1] += 1
+assert torch.allclose(torch.ones(3), torch.ones(3)) and x.shape[-1] == 8
+text = repr(x) + str(y) + repr(z.tolist()) + f"{y.item():.3f}"
+w = torch.randn(4, 8, requires_grad=True)
+(torch.softmax(w @ w.T, dim=-1) @ w).backward(torch.ones(4, 8))  # non-scalar: imports sympy
+with torch.no_grad():
+    w -= 0.1 * w.grad
+"""
+
+
+def warm_up() -> None:
+    """First calls of torch ops initialise lazily, and reseeding imports numpy.random: do that
+    once here, not in every job (where the interpreter's files may not even be readable)."""
+    import torch
+    exec(compile(_WARM_UP, "<warm-up>", "exec"), {"torch": torch})
+    harness.reseed()
+
+
+def needed_paths() -> list[Path]:
+    """Directories a job must be able to read for lazy imports."""
+    import torch
+    paths = [sys.base_prefix, sys.prefix, sys.exec_prefix, Path(torch.__file__).parent.parent]
+    return [Path(p) for p in paths + [p for p in sys.path if p]]

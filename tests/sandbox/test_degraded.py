@@ -1,0 +1,101 @@
+"""Hosts with fewer isolation features: the sandbox still works, contains what it can, and
+reports exactly which protections are active.
+
+A user without capabilities is simulated with setpriv (uid 0 with an empty capability set;
+with CAP_SETFCAP kept it may still map itself into a user namespace, as a normal user can).
+"""
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.sandbox import Sandbox
+from tests.sandbox.corpus import context_setup, load_corpus
+from tests.sandbox.support import TEST_LIMITS, Runner
+
+CASES = {name: source for name, source, _ in load_corpus()}
+NAMESPACES = ("pid_namespace", "net_namespace", "ipc_namespace", "mount_namespace")
+needs_root = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"),
+                                reason="simulating a user without capabilities needs root and setpriv")
+
+
+@pytest.fixture
+def degraded(tmp_path, data_dir):
+    """Runs a scenario against a sandbox built with the given options; closes it after."""
+    loop = asyncio.new_event_loop()
+    runners = []
+
+    def start(**options) -> Runner:
+        runner = Runner(loop, Sandbox(TEST_LIMITS, workers=2, data_dirs=(data_dir,), **options), data_dir)
+        runner(runner.sandbox.start())
+        runners.append(runner)
+        return runner
+    yield start
+    for runner in runners:
+        runner(runner.sandbox.close())
+    loop.close()
+
+
+def _without_capabilities(tmp_path: Path, keep: str = "") -> str:
+    wrapper = tmp_path / f"python-nocaps{keep}"
+    bounding = "-all" + (f",+{keep}" if keep else "")
+    wrapper.write_text(f'#!/bin/sh\nexec setpriv --bounding-set={bounding} --inh-caps=-all -- {sys.executable} "$@"\n')
+    wrapper.chmod(0o755)
+    return str(wrapper)
+
+
+def _contained(runner: Runner, *cases: str) -> None:
+    """The hostile cases end, the server survives them, and nothing they started lives on."""
+    names = {"DATA_FILE": str(runner.data_dir / "secret.txt"), "WEB_PORT": 9, "OUTSIDE_FILE": "/nonexistent/x",
+             "HOST_TMP_FILE": "/nonexistent/y", "CANARY_DIR": "/nonexistent/z"}
+    server = runner.settled_status()["server_pid"]
+    for case in cases:
+        verdict = runner.run(CASES[case], setup=context_setup(**names))
+        assert verdict.status in ("passed", "error", "timeout", "memory"), (case, verdict)
+        assert runner.run("x = 1", check="assert x == 1").status == "passed"
+        assert runner.settled_status()["server_pid"] == server
+        assert runner.leftover_processes() == [], case
+
+
+def test_without_namespaces(degraded):
+    runner = degraded(namespaces=False)
+    claims = runner.sandbox.protections()
+    assert not any(claims[name] for name in NAMESPACES + ("readonly_fs", "private_tmp"))
+    assert claims["unprivileged_uid"] and claims["seccomp"] and claims["other_processes_unreachable"]
+    _contained(runner, "kill_parent", "double_fork_daemon", "os_system_answer", "fork_and_allocate")
+    leftover = runner.run("open('/var/tmp/codecloze-degraded', 'w').write('x')")
+    assert leftover.status == "passed"  # no read-only view here ...
+    runner.settled_status()
+    assert not Path("/var/tmp/codecloze-degraded").exists()  # ... but its files are swept
+
+
+@needs_root
+def test_user_without_capabilities_gets_a_user_namespace(degraded, tmp_path):
+    runner = degraded(python=_without_capabilities(tmp_path, keep="setfcap"))
+    claims = runner.sandbox.protections()
+    assert all(claims[name] for name in NAMESPACES + ("readonly_fs", "private_tmp", "hidden_data_dirs"))
+    assert not claims["unprivileged_uid"]  # the job runs as the web app's own user
+    _contained(runner, "kill_parent", "double_fork_daemon", "os_system_answer", "read_data_dir")
+
+
+@needs_root
+def test_user_without_any_namespace_cannot_touch_other_processes(degraded, tmp_path):
+    bystander = subprocess.Popen(["sleep", "60"])  # same uid as the jobs, outside the sandbox
+    try:
+        runner = degraded(python=_without_capabilities(tmp_path))
+        claims = runner.sandbox.protections()
+        assert not any(claims[name] for name in NAMESPACES + ("unprivileged_uid",))
+        assert claims["other_processes_unreachable"] and claims["seccomp"] and claims["rlimits"]
+        _contained(runner, "kill_parent", "os_system_answer", "double_fork_daemon", "fork_server_socket")
+        assert bystander.poll() is None
+        # Without a read-only view or a uid of its own, a job writes wherever the web app's
+        # user may, and nothing tells its files apart: as reported, "readonly_fs" is false.
+        assert not claims["readonly_fs"] and Path("/var/tmp/codecloze-pwned").exists()
+    finally:
+        Path("/var/tmp/codecloze-pwned").unlink(missing_ok=True)
+        bystander.kill()
+        bystander.wait()
