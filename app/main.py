@@ -45,6 +45,7 @@ async def lifespan(app: FastAPI):
         yield
     finally:
         await app.state.strength_jobs.close()
+        app.state.store.writer.flush()
         if sandbox is not None:
             await sandbox.close()
 

@@ -1,15 +1,18 @@
 """Persistence: attempts and their per-blank results, through SQLAlchemy (SQLite by default)."""
+import secrets
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from sqlalchemy import (JSON, Boolean, Column, DateTime, Integer, MetaData, String, Table, Text,
+from sqlalchemy import (JSON, BigInteger, Boolean, Column, DateTime, Integer, MetaData, String, Table, Text,
                         create_engine, delete, event, insert, select, update)
+
+from .writer import BatchWriter
 
 metadata = MetaData()
 
 attempts = Table(
     "attempts", metadata,
-    Column("id", Integer, primary_key=True),
+    Column("id", BigInteger, primary_key=True, autoincrement=False),  # random, chosen before writing
     Column("learner", String(64), nullable=False, index=True),
     Column("snippet_id", String(64), nullable=False, index=True),
     Column("version", String(12), nullable=False),
@@ -26,7 +29,7 @@ attempts = Table(
 
 responses = Table(
     "responses", metadata,
-    Column("attempt_id", Integer, nullable=False, index=True),
+    Column("attempt_id", BigInteger, nullable=False, index=True),
     Column("question", Integer, nullable=False),
     Column("text", Text, nullable=False),
     Column("rating", String(8)),  # again | hard | good | easy, the learner's own
@@ -62,22 +65,31 @@ class Store:
         if url.startswith("sqlite"):
             event.listen(self.engine, "connect", _sqlite_pragmas)
         metadata.create_all(self.engine)
+        self.writer = BatchWriter(self._write_attempts)
 
     def record_attempt(self, record: AttemptRecord) -> int:
-        with self.engine.begin() as db:
-            attempt_id = db.execute(insert(attempts).values(
-                learner=record.learner, snippet_id=record.snippet_id, version=record.version,
-                mode=record.mode, rate=record.rate, seed=record.seed,
-                correct=sum(record.results.values()), total=len(record.results),
-                outcome=record.outcome, results=record.results, created_at=datetime.now(timezone.utc),
-            )).inserted_primary_key[0]
-            if record.answers:
-                db.execute(insert(responses), [
-                    {"attempt_id": attempt_id, "question": q, "text": t} for q, t in record.answers.items()])
+        """The attempt's id at once; the row follows within a fraction of a second."""
+        attempt_id = secrets.randbelow(2**63 - 1) + 1
+        self.writer.add((attempt_id, record, datetime.now(timezone.utc)))
         return attempt_id
+
+    def _write_attempts(self, batch: list) -> None:
+        rows = [{"id": i, "learner": r.learner, "snippet_id": r.snippet_id, "version": r.version, "mode": r.mode,
+                 "rate": r.rate, "seed": r.seed, "correct": sum(r.results.values()), "total": len(r.results),
+                 "outcome": r.outcome, "results": r.results, "created_at": at} for i, r, at in batch]
+        answers = [{"attempt_id": i, "question": q, "text": t} for i, r, _ in batch for q, t in (r.answers or {}).items()]
+        with self.engine.begin() as db:
+            db.execute(insert(attempts), rows)
+            if answers:
+                db.execute(insert(responses), answers)
+
+    def close(self) -> None:
+        self.writer.close()
+        self.engine.dispose()
 
     def rate_response(self, attempt_id: int, learner: str, question: int, rating: str) -> bool:
         """Store the learner's own rating of a short answer; False if that answer is not theirs."""
+        self.writer.flush()
         with self.engine.begin() as db:
             owner = db.execute(select(attempts.c.learner).where(attempts.c.id == attempt_id)).scalar()
             if owner != learner:
@@ -87,6 +99,7 @@ class Store:
             return done.rowcount == 1
 
     def attempts_of(self, learner: str, snippet_id: str | None = None, limit: int = 50) -> list[dict]:
+        self.writer.flush()
         query = select(attempts).where(attempts.c.learner == learner)
         if snippet_id:
             query = query.where(attempts.c.snippet_id == snippet_id)
@@ -95,6 +108,7 @@ class Store:
             return [dict(r._mapping) for r in rows]
 
     def responses_of(self, attempt_id: int) -> list[dict]:
+        self.writer.flush()
         with self.engine.connect() as db:
             rows = db.execute(select(responses).where(responses.c.attempt_id == attempt_id)
                               .order_by(responses.c.question))

@@ -13,7 +13,8 @@ from .settings import PROJECT_DIR
 
 def make_templates() -> Jinja2Blocks:
     env = Environment(loader=FileSystemLoader(PROJECT_DIR / "templates"), autoescape=True,
-                      extensions=["jinja2.ext.i18n"], trim_blocks=True, lstrip_blocks=True)
+                      extensions=["jinja2.ext.i18n"], trim_blocks=True, lstrip_blocks=True,
+                      auto_reload=False)  # templates change with a deploy, not under a running server
     templates = Jinja2Blocks(env=env)
     templates.env.install_gettext_callables(i18n._, i18n.ngettext, newstyle=True)
     templates.env.globals["_"] = i18n._

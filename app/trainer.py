@@ -1,5 +1,6 @@
 """A drill on a page: which holes a snippet shows in random-mask or fixed (cloze) mode."""
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .engine.mask import RATE_MAX, RATE_MIN, SEED_MAX, random_mask
 from .engine.score import Hole
@@ -24,12 +25,15 @@ class Drill:
 def random_drill(snippet: Snippet, rate: int, seed: int) -> Drill:
     spans = eligible_spans(snippet.code)
     chosen = random_mask(snippet.version, len(spans), rate, seed)
-    label = _("空 %(n)s")
-    holes = tuple(
-        Hole(f"s{i}", spans[i].start, spans[i].end, spans[i].text, label % {"n": n})
-        for n, i in enumerate(chosen, start=1)
-    )
+    holes = tuple(_random_hole(snippet.code, i, n) for n, i in enumerate(chosen, start=1))
     return Drill(snippet, "random", holes, len(spans), rate, seed)
+
+
+@lru_cache(maxsize=65536)
+def _random_hole(code: str, span_index: int, n: int) -> Hole:
+    """The n-th blank of a mask at that span: the same few thousand recur across masks."""
+    span = eligible_spans(code)[span_index]
+    return Hole(f"s{span_index}", span.start, span.end, span.text, _("空 %(n)s", n=n))
 
 
 def fixed_drill(snippet: Snippet) -> Drill:

@@ -68,7 +68,9 @@ def start_server(data_dir: Path, **env: str):
     import urllib.request
 
     port = free_port()
-    environ = {**os.environ, "CODECLOZE_DATA_DIR": str(data_dir), **env}
+    # No CDN: a parser-blocking script waiting on DNS for an unreachable host makes page loads
+    # as slow as the resolver (CDN mode and its fallback have their own test in test_assets).
+    environ = {**os.environ, "CODECLOZE_DATA_DIR": str(data_dir), "CODECLOZE_USE_CDN": "false", **env}
     proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(port)],
                             cwd=PROJECT_DIR, env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"

@@ -104,3 +104,13 @@ def test_htmx_errors_keep_the_form(client):
 def test_rating_errors(client):
     assert_readable(client.post("/attempts/1/rating", data={"question": "0", "rating": "great"}), 422, "评分必须是")
     assert_readable(client.post("/attempts/12345/rating", data={"question": "0", "rating": "good"}), 404, "找不到这次作答")
+
+
+def test_form_fields_decode_like_the_standard_library():
+    from urllib.parse import parse_qsl
+
+    from app.submission import form_fields
+    body = "a=1&b=x+y&c=%E4%BD%A0&d=&e&f=%2B%26&a=2"
+    assert form_fields(body) == dict(parse_qsl(body, keep_blank_values=True))
+    with pytest.raises(UnicodeDecodeError):
+        form_fields("a=%ff")

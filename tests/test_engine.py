@@ -112,3 +112,27 @@ def test_render_puts_one_input_per_hole_and_keeps_the_rest():
     assert 'name="s1"' in html and 'data-answer="foo"' in html and 'class="blank wrong"' in html
     assert "<script>" not in html and "b&lt;" in html
     assert html.count('<span class="line">') == 1
+
+
+def _slow_render(code, holes, shown=None):
+    """The general path, for comparison with the span fast path."""
+    import app.engine.render as render
+    real = render._span_indices
+    render._span_indices = lambda code, holes: None
+    try:
+        return render.render_code(code, holes, shown)
+    finally:
+        render._span_indices = real
+
+
+@settings(max_examples=60, deadline=None)
+@given(snippet=st.sampled_from(SNIPPETS), rate=st.integers(10, 50), seed=st.integers(0, SEED_MAX))
+def test_fast_mask_render_equals_the_general_one(snippet, rate, seed):
+    holes = list(random_drill(snippet, rate, seed).holes)
+    shown = {holes[0].key: HoleState("x < y", "wrong", reveal=True)}
+    assert render_code(snippet.code, holes, shown) == _slow_render(snippet.code, holes, shown)
+    assert render_code(snippet.code, []) == _slow_render(snippet.code, [])
+    tricky = "x = 'a'  # c\n\n  y = f(x,\n        2)"  # no trailing newline, continuation lines
+    spans = eligible_spans(tricky)
+    some = [Hole(f"s{s.index}", s.start, s.end, s.text) for s in spans[::2]]
+    assert render_code(tricky, some) == _slow_render(tricky, some)

@@ -1,6 +1,6 @@
 """Highlighted code with an <input> in place of each hole (Pygments classes, line by line)."""
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from markupsafe import Markup, escape
 from pygments.lexers import PythonLexer
@@ -12,8 +12,7 @@ from .tokens import eligible_spans
 _LEXER = PythonLexer(stripnl=False, ensurenl=False)
 
 
-@dataclass(frozen=True)
-class HoleState:
+class HoleState(NamedTuple):
     """What the page shows in a hole: the learner's text and, once scored, the verdict."""
     value: str = ""
     state: str = ""  # "", "right", "accepted", "wrong", "revealed"
@@ -60,28 +59,108 @@ def _sorted_bounds(code: str) -> tuple[int, ...]:
     return tuple(sorted(_span_bounds(code)))
 
 
-def _input(hole: Hole, shown: HoleState) -> str:
-    # Keys are generated ([sc]\d+); everything else is escaped.
+def _span_indices(code: str, holes: list[Hole]) -> dict[int, Hole] | None:
+    """Holes by eligible-span index, or None when some hole is not exactly one span."""
+    index = _span_index(code)
+    found = {index.get((h.start, h.end)): h for h in holes}
+    return None if None in found else found
+
+
+@lru_cache(maxsize=128)
+def _span_index(code: str) -> dict[tuple[int, int], int]:
+    return {(s.start, s.end): s.index for s in eligible_spans(code)}
+
+
+@lru_cache(maxsize=4096)
+def _hole_parts(hole: Hole) -> tuple[str, str, str, str, str]:
+    """The parts of a hole's <input> that do not depend on what the learner typed (escaped once)."""
     width = max(len(hole.answer), 2) + 1
-    state = escape(shown.state)
-    html = (f'<input class="blank{" " if state else ""}{state}" name="{hole.key}" id="blank-{hole.key}"'
-            f' value="{escape(shown.value) if shown.value else ""}" style="--w:{width}" autocomplete="off" autocapitalize="off"'
-            f' spellcheck="false" aria-label="{escape(hole.label)}" data-state="{state}"')
+    tag = f'<span class="blank-tag" aria-hidden="true">{escape(hole.tag)}</span>' if hole.tag else ""
+    names = f' name="{hole.key}" id="blank-{hole.key}"'
+    rest = (f' style="--w:{width}" autocomplete="off" autocapitalize="off" spellcheck="false"'
+            f' aria-label="{escape(hole.label)}"')
+    title = f' title="{escape(hole.hint)}"' if hole.hint else ""
+    return tag, names, rest, title, str(escape(hole.answer))
+
+
+def _input(hole: Hole, shown: HoleState) -> str:
+    # Keys are generated ([sc]\d+) and states come from a fixed set; the learner's text is escaped.
+    tag, names, rest, title, answer = _hole_parts(hole)
+    state = shown.state
+    value = escape(shown.value) if shown.value else ""
+    html = (f'{tag}<input class="blank{" " if state else ""}{state}"{names} value="{value}"{rest}'
+            f' data-state="{state}"{title}')
     if shown.reveal:
-        html += f' data-answer="{escape(hole.answer)}"'
-    if hole.hint:
-        html += f' title="{escape(hole.hint)}"'
-    html += ">"
-    if hole.tag:
-        html = f'<span class="blank-tag" aria-hidden="true">{escape(hole.tag)}</span>' + html
-    if shown.reveal and shown.state not in ("right", "accepted"):
-        html += f'<button type="button" class="reveal" data-for="blank-{hole.key}" aria-label="{escape(hole.label)}">?</button>'
-    return html
+        html += f' data-answer="{answer}">'
+        if state not in ("right", "accepted"):
+            html += f'<button type="button" class="reveal" data-for="blank-{hole.key}" aria-label="?">?</button>'
+        return html
+    return html + ">"
+
+
+LINE_BREAK = '\n</span><span class="line">'
+
+
+@lru_cache(maxsize=128)
+def _layout(code: str) -> tuple[tuple[str, ...], tuple[str, ...], str]:
+    """The highlighted code as HTML between eligible spans, HTML of each span, and the tail.
+
+    A random mask then costs one join: a gap, then the span or its input, for each span.
+    """
+    spans = eligible_spans(code)
+    starts = {s.start: s for s in spans}
+    gaps, span_html, current = [], [], ['<span class="line">']
+    span_end = -1
+    for start, end, parts in _pieces(code, _sorted_bounds(code)):
+        if start in starts:
+            gaps.append("".join(current))
+            current, span_end = [], starts[start].end
+        current.append(parts[0])
+        for part in parts[1:]:
+            current += [LINE_BREAK, part]
+        if end == span_end:
+            span_html.append("".join(current))
+            current, span_end = [], -1
+    tail = "".join(current)
+    tail = tail.removesuffix('<span class="line">') if code.endswith("\n") else tail + "\n</span>"
+    return tuple(gaps), tuple(span_html), tail
+
+
+@lru_cache(maxsize=128)
+def _flat(code: str) -> tuple[str, ...]:
+    """gap 0, span 0, gap 1, span 1, …, tail: span i sits at 2 * i + 1."""
+    gaps, spans, tail = _layout(code)
+    return (*(x for pair in zip(gaps, spans) for x in pair), tail)
+
+
+def render_mask(code: str, holes: dict[int, Hole], shown: dict[str, HoleState]) -> Markup:
+    """`render_code` for holes that are eligible spans (keyed by span index): the fast path.
+
+    The code between holes is joined from cached slices, so the cost grows with the holes.
+    """
+    flat = _flat(code)
+    out, pos = [], 0
+    for index in sorted(holes):
+        hole = holes[index]
+        out.append("".join(flat[pos:2 * index + 1]))
+        state = shown.get(hole.key)
+        out.append(_blank_input(hole) if state is None else _input(hole, state))
+        pos = 2 * index + 2
+    out.append("".join(flat[pos:]))
+    return Markup("".join(out))
+
+
+@lru_cache(maxsize=4096)
+def _blank_input(hole: Hole) -> str:
+    return _input(hole, HoleState())
 
 
 def render_code(code: str, holes: list[Hole], shown: dict[str, HoleState] | None = None) -> Markup:
     """Code as `<span class="line">` rows of highlighted tokens and inputs."""
     shown = shown or {}
+    by_span = _span_indices(code, holes)
+    if by_span is not None:
+        return render_mask(code, by_span, shown)
     starts = {h.start: h for h in holes}
     lines: list[list[str]] = [[]]
     inside_until = -1

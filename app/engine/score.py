@@ -1,12 +1,14 @@
 """Scoring blanks by token match, and splicing answers back into code for execution."""
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .tokens import token_sequence
 
 
-@dataclass(frozen=True)
-class Hole:
-    """One blank on a page: where it sits in the reference code and what it expects."""
+class Hole(NamedTuple):
+    """One blank on a page: where it sits in the reference code and what it expects.
+
+    A tuple rather than a dataclass: a page makes dozens per request, and tuples are cheap.
+    """
     key: str  # form field name
     start: int
     end: int
@@ -16,8 +18,7 @@ class Hole:
     tag: str = ""  # short visible marker, e.g. the cloze group number
 
 
-@dataclass(frozen=True)
-class BlankVerdict:
+class BlankVerdict(NamedTuple):
     key: str
     given: str
     expected: str

@@ -1,7 +1,7 @@
 """What the snippet page template and JSON clients are given."""
 from functools import lru_cache
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from ..engine.render import render_code
 from ..feedback import Result
@@ -33,7 +33,20 @@ def page_context(drill: Drill, *, shown, result: Result | None, revealed: bool, 
         "markdown": markdown_html,
         "static_code": static_code,
         "hint_groups": _hint_groups(drill),
+        "rate_links": rate_links(drill, drill_url) if drill.mode == "random" else "",
     }
+
+
+def rate_links(drill: Drill, drill_url) -> Markup:
+    """The rate picker: a link per rate, same seed (built here: it is on every drill page)."""
+    snippet = drill.snippet
+    links = []
+    for rate in snippet.rates:
+        url = escape(drill_url(snippet.id, rate, drill.seed))
+        current = ' aria-current="true"' if rate == drill.rate else ""
+        links.append(f'<a href="{url}" hx-get="{url}" hx-target="#trainer" hx-swap="outerHTML" hx-push-url="true"'
+                     f' class="rate"{current}>{rate}%</a>')
+    return Markup("".join(links))
 
 
 def _hint_groups(drill: Drill) -> list[tuple[str, list[str]]]:

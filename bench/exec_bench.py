@@ -1,0 +1,146 @@
+"""From HTTP request to verdict for the 在线 Softmax drill: a cold `python` per submission versus
+the sandbox, then 8 learners submitting at once, and the memory of web server + fork server.
+
+    python bench/exec_bench.py [--seconds 30] [--requests 100] [--cold 10] [--learners 8]
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from app.snippets.library import SnippetLibrary  # noqa: E402
+from app.trainer import random_drill  # noqa: E402
+
+
+def form(seed: int) -> dict:
+    library = SnippetLibrary(Path(tempfile.mkdtemp()))
+    library.load_dir(ROOT / "snippets")
+    snippet = library.get("mlm-online-softmax")
+    drill = random_drill(snippet, 20, seed)
+    return {"version": snippet.version, "rate": "20", "seed": str(seed), **{h.key: h.answer for h in drill.holes}}
+
+
+def serve(runner: str, port: int) -> subprocess.Popen:
+    env = {**os.environ, "BENCH_RUNNER": runner, "BENCH_DATA": tempfile.mkdtemp()}
+    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "bench.exec_app:app", "--port", str(port),
+                             "--log-level", "warning"], cwd=ROOT, env=env)
+    for _ in range(300):
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/healthz")
+            return proc
+        except httpx.TransportError:
+            time.sleep(0.1)
+    raise RuntimeError("server did not start")
+
+
+def submit(http: httpx.Client, body: dict) -> float:
+    started = time.perf_counter()
+    response = http.post("/s/mlm-online-softmax/drill", data=body, headers={"accept": "application/json"})
+    run = response.json()["result"]["run"]
+    assert run and run["status"] == "passed", response.text
+    return (time.perf_counter() - started) * 1000
+
+
+def sequential(url: str, count: int, body: dict) -> list[float]:
+    with httpx.Client(base_url=url, timeout=60) as http:
+        submit(http, body)  # warm
+        return [submit(http, body) for _ in range(count)]
+
+
+def concurrent(url: str, learners: int, seconds: float, body: dict) -> tuple[list[float], int]:
+    times, errors, stop = [], [0], time.monotonic() + seconds
+
+    def learner() -> None:
+        with httpx.Client(base_url=url, timeout=60) as http:
+            while time.monotonic() < stop:
+                try:
+                    times.append(submit(http, body))
+                except (AssertionError, httpx.HTTPError, KeyError, ValueError):
+                    errors[0] += 1
+
+    threads = [threading.Thread(target=learner) for _ in range(learners)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return times, errors[0]
+
+
+def tree_memory_mib(pid: int) -> tuple[float, float]:
+    """(RSS, PSS) of a process and all its descendants, MiB; PSS counts shared torch pages once."""
+    pids, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        pids.append(p)
+        try:
+            todo += [int(c) for t in os.listdir(f"/proc/{p}/task")
+                     for c in Path(f"/proc/{p}/task/{t}/children").read_text().split()]
+        except OSError:
+            pass
+    rss = pss = 0
+    for p in pids:
+        try:
+            for line in Path(f"/proc/{p}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Rss:"):
+                    rss += int(line.split()[1])
+                elif line.startswith("Pss:"):
+                    pss += int(line.split()[1])
+        except OSError:
+            pass
+    return rss / 1024, pss / 1024
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def line(name: str, ms: list[float], note: str = "") -> str:
+    return f"| {name} | {len(ms)} | {statistics.median(ms):.1f} | {pct(ms, 0.99):.1f} | {note} |"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=float, default=30)
+    parser.add_argument("--requests", type=int, default=100)
+    parser.add_argument("--cold", type=int, default=10)
+    parser.add_argument("--learners", type=int, default=8)
+    args = parser.parse_args()
+    body = form(1)
+    cold = serve("cold", 8791)
+    try:
+        cold_ms = sequential("http://127.0.0.1:8791", args.cold, body)
+    finally:
+        cold.terminate()
+        cold.wait()
+    warm = serve("sandbox", 8792)
+    try:
+        warm_ms = sequential("http://127.0.0.1:8792", args.requests, body)
+        idle_rss, idle_pss = tree_memory_mib(warm.pid)
+        load_ms, errors = concurrent("http://127.0.0.1:8792", args.learners, args.seconds, body)
+        load_rss, load_pss = tree_memory_mib(warm.pid)
+    finally:
+        warm.terminate()
+        warm.wait()
+    speedup = statistics.median(cold_ms) / statistics.median(warm_ms)
+    print("| case | requests | median ms | p99 ms | note |\n|---|---|---|---|---|")
+    print(line("(a) cold python per submission", cold_ms))
+    print(line("(b) sandbox", warm_ms, f"{speedup:.0f}x faster than (a)"))
+    print(line(f"{args.learners} learners for {args.seconds:.0f} s, sandbox", load_ms,
+               f"{len(load_ms) / args.seconds:.0f} verdicts/s, {errors} errors"))
+    print(f"\nweb server + fork server memory: idle RSS {idle_rss:.0f} MiB / PSS {idle_pss:.0f} MiB; "
+          f"after load RSS {load_rss:.0f} MiB / PSS {load_pss:.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()
