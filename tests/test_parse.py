@@ -145,3 +145,12 @@ def test_bundled_snippets_all_parse():
     for snippet_id in ids:
         text = (PROJECT_DIR / "snippets" / f"{snippet_id}.md").read_text(encoding="utf-8")
         assert parse_snippet(text, snippet_id).code
+
+
+def test_the_readme_example_is_a_valid_exercise():
+    from app.settings import PROJECT_DIR
+    readme = (PROJECT_DIR / "README.md").read_text(encoding="utf-8")
+    example = readme.split("````markdown\n")[1].split("\n````")[0]
+    snippet = parse_snippet(example, "safe-softmax")
+    assert len(snippet.blanks) == 2 and snippet.hints and snippet.explanation and snippet.questions
+    assert snippet.answers.startswith("```text")
