@@ -108,3 +108,9 @@ def artifacts() -> Path:
     folder = PROJECT_DIR / "test-artifacts"
     folder.mkdir(exist_ok=True)
     return folder
+
+
+def pytest_collection_modifyitems(config, items):
+    """Browser tests last: Playwright's sync API leaves an event loop running in the main
+    thread for the rest of the session, which later `asyncio.run` calls would trip over."""
+    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)

@@ -8,6 +8,7 @@ from ..errors import UserError
 from ..i18n import _
 from ..teaching import changeable_or_403, status_of, submit, uploaded_or_404
 from ..snippets.validate import file_line
+from ..submission import read_fields
 from ..templating import render
 from .uploads import read_upload
 
@@ -29,7 +30,7 @@ async def login_page(request: Request, token: str | None = None) -> Response:
 
 @router.post("/login")
 async def login(request: Request) -> Response:
-    fields = await deps.read_fields(request, 4096)
+    fields = await read_fields(request, 4096)
     return _login(request, fields.get("token", ""))
 
 

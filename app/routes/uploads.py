@@ -10,6 +10,7 @@ from .. import deps
 from ..errors import UserError
 from ..i18n import _
 from ..snippets.files import MAX_BYTES
+from ..submission import read_fields
 
 BODY_LIMIT = MAX_BYTES * 4  # room for the form around the file; larger bodies are refused unread
 
@@ -29,7 +30,7 @@ async def read_upload(request: Request, snippet_id: str | None = None) -> Upload
         form = await request.form(max_files=1, max_fields=20, max_part_size=BODY_LIMIT)
         fields = {k: v for k, v in form.items()}
     else:
-        fields = await deps.read_fields(request, BODY_LIMIT)
+        fields = await read_fields(request, BODY_LIMIT)
     if not hmac.compare_digest(str(fields.get("csrf", "")), session["csrf"]):
         raise UserError(403, _("表单已失效（CSRF 校验失败），请刷新页面后重试。"))
     file = fields.get("file")
