@@ -34,11 +34,11 @@ def test_rate_and_refresh_swap_only_the_code_and_update_the_url(page: Page, live
     expect(page.locator(".counts")).to_contain_text("共 115 个可挖空位 | 已挖 17 个")
     page.evaluate("window.__sameDocument = true")
     page.click("a.rate:text('30%')")
-    expect(page).to_have_url(re.compile(r"rate=30&seed=1$"))
+    expect(page).to_have_url(re.compile(r"rate=30&seed=1&v=\w+$"))
     expect(page.locator(".counts")).to_contain_text("已挖 34 个")
     before = page.locator("input.blank").evaluate_all("els => els.map(e => e.name)")
     page.click("a.refresh")
-    expect(page).to_have_url(re.compile(r"rate=30&seed=(?!1$)\d+$"))
+    expect(page).to_have_url(re.compile(r"rate=30&seed=(?!1&)\d+&v=\w+$"))
     after = page.locator("input.blank").evaluate_all("els => els.map(e => e.name)")
     assert before != after
     assert page.evaluate("window.__sameDocument") is True  # no full reload

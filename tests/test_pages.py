@@ -26,7 +26,8 @@ def test_home_lists_every_snippet_with_its_facts(client):
 def test_drill_without_seed_redirects_to_a_shareable_url(client):
     response = client.get("/s/mlm-online-softmax/drill?rate=20", follow_redirects=False)
     assert response.status_code == 303
-    assert re.fullmatch(r"/s/mlm-online-softmax/drill\?rate=20&seed=\d+", response.headers["location"])
+    version = client.app.state.library.get("mlm-online-softmax").version
+    assert re.fullmatch(rf"/s/mlm-online-softmax/drill\?rate=20&seed=\d+&v={version}", response.headers["location"])
 
 
 def test_drill_page_shows_prose_code_rates_and_counts(client):
@@ -37,7 +38,7 @@ def test_drill_page_shows_prose_code_rates_and_counts(client):
     assert f"共 {n} 个可挖空位 | 已挖 {m} 个" in html
     assert len(input_names(html)) == m
     for rate in (10, 15, 20, 30, 50):
-        assert f'drill?rate={rate}&amp;seed=5"' in html
+        assert f'drill?rate={rate}&amp;seed=5&amp;v={snippet.version}"' in html
     assert 'class="math' in html and snippet.title in html
 
 

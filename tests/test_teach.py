@@ -164,6 +164,11 @@ def test_edit_makes_a_new_version_and_old_masks_still_score(client):
     learner = TestClient(client.app)
     answer = {"version": old.version, "c0": "x * x"}
     assert "<strong>1 / 1</strong>" in learner.post("/s/square", data=answer).text
+    # A mask URL shared before the edit still shows (and scores) the old version's mask.
+    shared = learner.get(f"/s/square/drill?rate=50&seed=4&v={old.version}").text
+    assert "这是这个片段的旧版本" in shared and f'name="version" value="{old.version}"' in shared
+    assert learner.get(f"/s/square/drill?rate=50&seed=4&v={new.version}").text.count("旧版本") == 0
+    assert learner.get("/s/square/drill?rate=50&seed=4&v=000000000000").status_code == 404
 
 
 def test_bundled_snippets_are_read_only(client):

@@ -18,8 +18,9 @@ from .views import drill_json, page_context
 router = APIRouter()
 
 
-def drill_url(snippet_id: str, rate: int, seed: int) -> str:
-    return f"/s/{snippet_id}/drill?rate={int(rate)}&seed={int(seed)}"  # ids are [a-z0-9-]
+def drill_url(snippet_id: str, rate: int, seed: int, version: str) -> str:
+    """A mask's address: with its version, a shared URL keeps its mask after the snippet changes."""
+    return f"/s/{snippet_id}/drill?rate={int(rate)}&seed={int(seed)}&v={version}"  # ids/versions: [a-z0-9-]
 
 
 @router.get("/s/{snippet_id}")
@@ -33,12 +34,17 @@ async def exercise_page(request: Request, snippet_id: str, reveal: bool = False)
 
 
 @router.get("/s/{snippet_id}/drill")
-async def drill_page(request: Request, snippet_id: str, rate: str | None = None, seed: str | None = None) -> Response:
+async def drill_page(request: Request, snippet_id: str, rate: str | None = None, seed: str | None = None,
+                     v: str | None = None) -> Response:
     snippet = deps.snippet_or_404(request, snippet_id)
     rate_value = parse_rate(rate)
     if seed is None or seed == "":
         # A URL without a seed gets one, so reloading or sharing it gives the same mask.
-        return RedirectResponse(drill_url(snippet_id, rate_value, new_seed()), status_code=303)
+        return RedirectResponse(drill_url(snippet_id, rate_value, new_seed(), snippet.version), status_code=303)
+    if v and v != snippet.version:
+        snippet = deps.library(request).get(snippet_id, v)
+        if snippet is None:
+            raise UserError(404, _("片段 “%(id)s” 没有版本 %(v)s。", id=snippet_id, v=v[:12]))
     return _show(request, random_drill(snippet, rate_value, parse_seed(seed)))
 
 
@@ -98,5 +104,8 @@ def _show(request: Request, drill: Drill, *, shown=None, result: Result | None =
     context = page_context(drill, shown=shown, result=result, revealed=revealed,
                            next_seed=new_seed(), drill_url=drill_url)
     context["draft"] = draft = not deps.library(request).is_visible(drill.snippet.id)
+    current = deps.library(request).get(drill.snippet.id)
+    context["latest"] = None if current is None or current.version == drill.snippet.version else current
     return render(request, "snippet.html", context, block="trainer", data=drill_json(drill, result),
-                  shell_key=(drill.snippet.id, drill.snippet.version, drill.mode, draft))
+                  shell_key=(drill.snippet.id, drill.snippet.version, drill.mode, draft,
+                             context["latest"] and context["latest"].version))

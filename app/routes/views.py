@@ -42,7 +42,7 @@ def rate_links(drill: Drill, drill_url) -> Markup:
     snippet = drill.snippet
     links = []
     for rate in snippet.rates:
-        url = escape(drill_url(snippet.id, rate, drill.seed))
+        url = escape(drill_url(snippet.id, rate, drill.seed, snippet.version))
         current = ' aria-current="true"' if rate == drill.rate else ""
         links.append(f'<a href="{url}" hx-get="{url}" hx-target="#trainer" hx-swap="outerHTML" hx-push-url="true"'
                      f' class="rate"{current}>{rate}%</a>')
