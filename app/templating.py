@@ -42,12 +42,14 @@ def render(request: Request, template: str, context: dict[str, Any], *, block: s
         return JSONResponse(data, status_code=status, headers=headers)
     templates: Jinja2Blocks = request.app.state.templates
     if block and is_htmx(request):
-        return templates.TemplateResponse(request, template, context, status_code=status,
-                                          headers=headers, block_name=block)
+        return HTMLResponse(_block_html(templates, template, block, request, context), status_code=status,
+                            headers=headers)
     if block and shell_key is not None:
         inner = _block_html(templates, template, block, request, context)
-        before, after = _shell(templates, template, block, request, context, shell_key, inner)
-        return HTMLResponse(before + inner + after, status_code=status, headers=headers)
+        shell = _shell(templates, template, request, context, shell_key, inner)
+        if shell is not None:
+            return HTMLResponse(b"".join((shell[0], inner.encode(), shell[1])), status_code=status,
+                                headers=headers)
     return templates.TemplateResponse(request, template, context, status_code=status, headers=headers)
 
 
@@ -56,14 +58,14 @@ def _block_html(templates: Jinja2Blocks, template: str, block: str, request: Req
     return "".join(tpl.blocks[block](tpl.new_context({**context, "request": request})))
 
 
-def _shell(templates, template, block, request, context, key, inner: str) -> tuple[str, str]:
+def _shell(templates, template, request, context, key, inner: str) -> tuple[bytes, bytes] | None:
     shells: dict = templates.env.globals.setdefault("_shells", {})
     if (template, key) not in shells:
         full = templates.get_template(template).render({**context, "request": request})
         before, found, after = full.partition(inner)
-        if not found:  # the block's output is not unique text of the page: never cache that
-            return full, ""
+        if not found:  # the block's output is not plain text of the page: render whole pages
+            return None
         if len(shells) > 512:
             shells.clear()
-        shells[template, key] = (before, after)
+        shells[template, key] = (before.encode(), after.encode())  # encoded once, not per request
     return shells[template, key]

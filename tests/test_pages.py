@@ -116,3 +116,13 @@ def test_attempts_are_stored_with_their_version(client):
 def test_health_reports_execution_state(client):
     data = client.get("/healthz").json()
     assert data["status"] == "ok" and data["execution"] == "off" and data["snippets"] == 8
+
+
+def test_reused_page_shell_gives_whole_pages(client):
+    from app.templating import _block_html  # noqa: F401  (the shell is split around this block)
+    first = client.get("/s/mlm-online-softmax/drill?rate=20&seed=1").text
+    second = client.get("/s/mlm-online-softmax/drill?rate=20&seed=2").text
+    for html in (first, second):
+        assert html.count('<section id="trainer"') == 1 and html.count("</html>") == 1
+    assert first.split('<section id="trainer"')[0] == second.split('<section id="trainer"')[0]
+    assert first != second

@@ -19,5 +19,8 @@ def random_mask(version: str, eligible: int, rate: int, seed: int) -> tuple[int,
     return tuple(sorted(rng.sample(range(eligible), blank_count(rate, eligible))))
 
 
+_SEEDS = random.Random()  # seeded from the OS once; seeds need to differ, not to be secret
+
+
 def new_seed() -> int:
-    return random.SystemRandom().randrange(SEED_MAX)
+    return _SEEDS.randrange(SEED_MAX)
