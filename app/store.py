@@ -107,6 +107,20 @@ class Store:
             rows = db.execute(query.order_by(attempts.c.id.desc()).limit(limit))
             return [dict(r._mapping) for r in rows]
 
+    def misses(self, learner: str, snippet_id: str, version: str, limit: int = 200) -> dict[str, int]:
+        """How often this learner got each blank key wrong in recent attempts on this version."""
+        self.writer.flush()
+        query = (select(attempts.c.results).where(attempts.c.learner == learner, attempts.c.snippet_id == snippet_id,
+                                                  attempts.c.version == version)
+                 .order_by(attempts.c.created_at.desc()).limit(limit))
+        counts: dict[str, int] = {}
+        with self.engine.connect() as db:
+            for (results,) in db.execute(query):
+                for key, right in results.items():
+                    if not right:
+                        counts[key] = counts.get(key, 0) + 1
+        return counts
+
     def responses_of(self, attempt_id: int) -> list[dict]:
         self.writer.flush()
         with self.engine.connect() as db:

@@ -1,5 +1,7 @@
 import re
 
+from fastapi.testclient import TestClient
+
 from app.engine.tokens import eligible_spans
 from tests.helpers import drill_form, input_names, right_answers
 
@@ -126,3 +128,21 @@ def test_reused_page_shell_gives_whole_pages(client):
         assert html.count('<section id="trainer"') == 1 and html.count("</html>") == 1
     assert first.split('<section id="trainer"')[0] == second.split('<section id="trainer"')[0]
     assert first != second
+
+
+def test_weak_spots_aim_the_mask_at_blanks_missed_before(client):
+    snippet = client.app.state.library.get("mlm-online-softmax")
+    form = drill_form(client.app, "mlm-online-softmax", 20, 11)
+    missed = [k for k in form if is_blank(k)][:8]
+    for key in missed:
+        form[key] = "wrong"
+    client.post("/s/mlm-online-softmax/drill", data=form)  # the learner's cookie is kept by the client
+    response = client.get("/s/mlm-online-softmax/drill/weak?rate=50", follow_redirects=False)
+    assert response.status_code == 303
+    page = client.get(response.headers["location"]).text
+    covered = set(missed) & set(input_names(page))
+    # A random 50 % mask would hide about 4 of the 8; the best of 64 candidate seeds hides more.
+    assert len(covered) >= 6
+    assert f"&v={snippet.version}" in response.headers["location"]
+    fresh = TestClient(client.app).get("/s/mlm-online-softmax/drill/weak?rate=50", follow_redirects=False)
+    assert fresh.status_code == 303 and "seed=" in fresh.headers["location"]

@@ -3,8 +3,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
 from .. import deps
-from ..engine.mask import new_seed
+from ..engine.mask import new_seed, weakest_seed
 from ..engine.score import score, splice
+from ..engine.tokens import eligible_spans
 from ..errors import UserError
 from ..execution import execute
 from ..feedback import Result, revealed_states
@@ -46,6 +47,18 @@ async def drill_page(request: Request, snippet_id: str, rate: str | None = None,
         if snippet is None:
             raise UserError(404, _("片段 “%(id)s” 没有版本 %(v)s。", id=snippet_id, v=v[:12]))
     return _show(request, random_drill(snippet, rate_value, parse_seed(seed)))
+
+
+@router.get("/s/{snippet_id}/drill/weak")
+async def weak_spots(request: Request, snippet_id: str, rate: str | None = None) -> Response:
+    """A mask aimed at the blanks this learner keeps getting wrong (a fresh one without history)."""
+    snippet = deps.snippet_or_404(request, snippet_id)
+    rate_value = parse_rate(rate)
+    misses = deps.store(request).misses(deps.learner_id(request), snippet_id, snippet.version)
+    weights = {int(k[1:]): n for k, n in misses.items() if k[0] == "s" and k[1:].isdigit()}
+    n = len(eligible_spans(snippet.code))
+    seed = weakest_seed(snippet.version, n, rate_value, weights) if weights else new_seed()
+    return RedirectResponse(drill_url(snippet_id, rate_value, seed, snippet.version), status_code=303)
 
 
 @router.post("/s/{snippet_id}/drill")
