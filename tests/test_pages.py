@@ -80,7 +80,7 @@ def test_a_wrong_answer_is_marked_wrong_in_place(client):
     total = len(form) - 3
     assert f"<strong>{total - 1} / {total}</strong>" in html
     assert re.search(rf'class="blank wrong" name="{key}"[^>]*value="wrong_name"', html)
-    assert 'class="reveal"' in html and f'data-answer="' in html
+    assert 'class="reveal"' in html and 'data-answer="' in html
 
 
 def test_json_clients_get_json(client):
@@ -121,7 +121,6 @@ def test_health_reports_execution_state(client):
 
 
 def test_reused_page_shell_gives_whole_pages(client):
-    from app.templating import _block_html  # noqa: F401  (the shell is split around this block)
     first = client.get("/s/mlm-online-softmax/drill?rate=20&seed=1").text
     second = client.get("/s/mlm-online-softmax/drill?rate=20&seed=2").text
     for html in (first, second):

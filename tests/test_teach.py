@@ -4,7 +4,7 @@ from fastapi.testclient import TestClient
 
 from app.main import create_app
 from app.settings import Settings
-from tests.teach_helpers import TOKEN, csrf, login, snippet_text, upload
+from tests.teach_helpers import TOKEN, login, snippet_text, upload
 
 
 @pytest.fixture
