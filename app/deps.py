@@ -64,9 +64,20 @@ async def teacher_form(request: Request) -> dict[str, str]:
     """Fields of a teacher's state-changing form, after checking its CSRF token."""
     session = teacher_session(request)
     fields = await read_fields(request, settings(request).max_form_bytes)
-    if not hmac.compare_digest(fields.get("csrf", ""), session["csrf"]):
-        raise UserError(403, _("表单已失效（CSRF 校验失败），请刷新页面后重试。"))
+    check_csrf(session, fields)
     return fields
+
+
+def check_csrf(session: dict, fields) -> None:
+    if not hmac.compare_digest(str(fields.get("csrf", "")), session["csrf"]):
+        raise UserError(403, _("表单已失效（CSRF 校验失败），请刷新页面后重试。"))
+
+
+def sandbox_or_503(request: Request):
+    """The running sandbox, for work that cannot be done without executing code."""
+    if request.app.state.sandbox is None:
+        raise UserError(503, _("这台服务器关闭了代码运行，无法检查强度。"))
+    return request.app.state.sandbox
 
 
 def api_teacher(request: Request) -> None:

@@ -45,12 +45,16 @@ def chromium_path() -> str:
     return CHROMIUM
 
 
-@pytest.fixture
-def snippets_dir(tmp_path: Path) -> Path:
+def copy_snippets(folder: Path) -> Path:
     """A private copy of the bundled snippets that a test may change."""
-    target = tmp_path / "snippets"
+    target = folder / "snippets"
     shutil.copytree(SNIPPETS, target)
     return target
+
+
+@pytest.fixture
+def snippets_dir(tmp_path: Path) -> Path:
+    return copy_snippets(tmp_path)
 
 
 def free_port() -> int:

@@ -10,11 +10,11 @@ import pytest
 
 from app.main import create_app
 from app.settings import Settings
+from tests.conftest import copy_snippets
 from tests.live import ThreadedServer
 from tests.sandbox.corpus import context_setup, load_corpus
-from tests.sandbox.support import SECRET, _uids
+from tests.sandbox.support import SECRET, job_uids, leftover_processes, settled_status
 from tests.sandbox.test_corpus import PWNED, World, _sandbox_owned_files
-from app.sandbox.status import descendants
 
 TOKEN = "hostile-test-token"
 BEARER = {"authorization": f"Bearer {TOKEN}"}
@@ -58,29 +58,12 @@ def stack(tmp_path_factory, snippets_dir_module):
 
 @pytest.fixture(scope="module")
 def snippets_dir_module(tmp_path_factory):
-    import shutil
-    from tests.conftest import SNIPPETS
-    target = tmp_path_factory.mktemp("snips") / "snippets"
-    shutil.copytree(SNIPPETS, target)
-    return target
+    return copy_snippets(tmp_path_factory.mktemp("snips"))
 
 
 def settled(server: ThreadedServer) -> dict:
     sandbox = server.app.state.sandbox
-    deadline = time.monotonic() + 10
-    while True:
-        status = server.call(sandbox.status())
-        idle = not status["running"] and not status["starting"]
-        if (idle and len(status["ready_pids"]) >= sandbox.workers) or time.monotonic() > deadline:
-            return status
-
-
-def leftovers(server: ThreadedServer) -> list[int]:
-    status = settled(server)
-    keep = {status["server_pid"], *status["zygote_pids"], *status["ready_pids"]}
-    uids = set(range(status["uid_base"], status["uid_base"] + 64))
-    by_uid = {int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit() and _uids(int(p.name)) & uids}
-    return sorted((set(descendants([status["zygote_pid"]])) | by_uid) - keep)
+    return settled_status(lambda: server.call(sandbox.status()), sandbox.workers)
 
 
 def assert_contained(server: ThreadedServer, world: World, http) -> None:
@@ -89,13 +72,12 @@ def assert_contained(server: ThreadedServer, world: World, http) -> None:
                       content=ANSWER_SNIPPET.format(setup="").encode())
     assert normal.json()["verdict"]["status"] == "passed"
     http.delete("/api/snippets/normal-after", headers=BEARER)
-    assert leftovers(server) == []
+    assert leftover_processes(settled(server)) == []
     assert not Path(world.names["OUTSIDE_FILE"]).exists() and not Path(world.names["HOST_TMP_FILE"]).exists()
     assert not PWNED.exists()
     assert (world.canary / "keep.txt").read_text() == "keep"
     assert world.connections() == 0
-    status = settled(server)
-    assert _sandbox_owned_files(range(status["uid_base"], status["uid_base"] + 64)) == []
+    assert _sandbox_owned_files(job_uids(settled(server))) == []
 
 
 def snippet_for(source: str, world: World) -> str:

@@ -86,9 +86,7 @@ async def delete(request: Request, snippet_id: str) -> dict:
 async def strength(request: Request, snippet_id: str) -> dict:
     from ..snippets.strength import check_strength
     snippet = uploaded_or_404(request, snippet_id)
-    if request.app.state.sandbox is None:
-        raise UserError(503, _("这台服务器关闭了代码运行，无法检查强度。"))
-    report = await check_strength(snippet, request.app.state.sandbox)
+    report = await check_strength(snippet, deps.sandbox_or_503(request))
     return {"caught": report.caught, "run": report.total_run, "score": report.score,
             "survivors": [{"line": r.mutant.line, "column": r.mutant.column, "original": r.mutant.original,
                            "replacement": r.mutant.replacement} for r in report.survivors]}

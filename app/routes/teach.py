@@ -117,7 +117,7 @@ async def change_state(request: Request, snippet_id: str, action: str) -> Respon
         deps.catalog(request).delete(snippet_id)
         return RedirectResponse("/teach", status_code=303)
     if action == "strength":
-        job_id = request.app.state.strength_jobs.start(snippet, _sandbox_or_503(request))
+        job_id = request.app.state.strength_jobs.start(snippet, deps.sandbox_or_503(request))
         return _strength(request, job_id)
     raise UserError(404, _("页面不存在。"))
 
@@ -151,8 +151,3 @@ def _strength(request: Request, job_id: str) -> Response:
     return _page(request, "strength.html", job=job, job_id=job_id,
                  file_line=lambda line: file_line(source, "code", line) or line)
 
-
-def _sandbox_or_503(request: Request):
-    if request.app.state.sandbox is None:
-        raise UserError(503, _("这台服务器关闭了代码运行，无法检查强度。"))
-    return request.app.state.sandbox

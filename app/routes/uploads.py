@@ -1,5 +1,4 @@
 """Reading a teacher's upload: a file or pasted text, with the snippet id, CSRF-checked."""
-import hmac
 from dataclasses import dataclass
 from pathlib import PurePath
 
@@ -31,8 +30,7 @@ async def read_upload(request: Request, snippet_id: str | None = None) -> Upload
         fields = {k: v for k, v in form.items()}
     else:
         fields = await read_fields(request, BODY_LIMIT)
-    if not hmac.compare_digest(str(fields.get("csrf", "")), session["csrf"]):
-        raise UserError(403, _("表单已失效（CSRF 校验失败），请刷新页面后重试。"))
+    deps.check_csrf(session, fields)
     file = fields.get("file")
     if isinstance(file, UploadFile) and file.filename:
         data = await file.read(BODY_LIMIT + 1)

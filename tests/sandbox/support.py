@@ -39,27 +39,38 @@ class Runner:
         return self(self.sandbox.run(job(code, setup, check)))
 
     def settled_status(self, timeout: float = 10.0) -> dict:
-        """Status once no job runs and the pool of ready job processes is full again."""
-        end = time.monotonic() + timeout
-        while True:
-            status = self(self.sandbox.status())
-            idle = not status["running"] and not status["starting"]
-            if (idle and len(status["ready_pids"]) >= self.sandbox.workers) or time.monotonic() > end:
-                return status
-            time.sleep(0.02)
+        return settled_status(lambda: self(self.sandbox.status()), self.sandbox.workers, timeout)
 
     @staticmethod
     def job_uids(status: dict) -> range:
-        return range(status["uid_base"], status["uid_base"] + 64)
+        return job_uids(status)
 
     def leftover_processes(self) -> list[int]:
-        """Processes of any job, other than the idle ready ones (with no children)."""
-        status = self.settled_status()
-        keep = {status["server_pid"], *status["zygote_pids"], *status["ready_pids"]}
-        tree = set(descendants([status["zygote_pid"]])) - keep
-        slots = set(self.job_uids(status))
-        by_uid = {int(p) for p in os.listdir("/proc") if p.isdigit() and _uids(int(p)) & slots}
-        return sorted(tree | (by_uid - keep))
+        return leftover_processes(self.settled_status())
+
+
+def settled_status(get_status, workers: int, timeout: float = 10.0) -> dict:
+    """Status once no job runs and the pool of ready job processes is full again."""
+    end = time.monotonic() + timeout
+    while True:
+        status = get_status()
+        idle = not status["running"] and not status["starting"]
+        if (idle and len(status["ready_pids"]) >= workers) or time.monotonic() > end:
+            return status
+        time.sleep(0.02)
+
+
+def job_uids(status: dict) -> range:
+    return range(status["uid_base"], status["uid_base"] + 64)
+
+
+def leftover_processes(status: dict) -> list[int]:
+    """Processes of any job, other than the idle ready ones (with no children), given a settled status."""
+    keep = {status["server_pid"], *status["zygote_pids"], *status["ready_pids"]}
+    tree = set(descendants([status["zygote_pid"]])) - keep
+    slots = set(job_uids(status))
+    by_uid = {int(p) for p in os.listdir("/proc") if p.isdigit() and _uids(int(p)) & slots}
+    return sorted(tree | (by_uid - keep))
 
 
 def world_writable_dir(prefix: str) -> Path:
