@@ -1,56 +1,54 @@
 """Attempts are written behind the response, in batches, by one thread.
 
 A submission never waits on the database, and SQLite sees one transaction per batch instead of
-one per learner. Reads that need the latest attempts call `flush()` first; shutdown flushes too,
-so only a crash of the whole process can drop the last fraction of a second.
+one per learner. Adding an item wakes nobody: the thread looks every `max_delay` seconds, so a
+busy server pays no thread switch per submission. Reads that need the latest attempts call
+`flush()` first; shutdown flushes too, so only a crash of the whole process can drop the last
+fraction of a second.
 """
 import logging
-import queue
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 
 log = logging.getLogger("codecloze")
 
 
 class BatchWriter:
-    def __init__(self, write: Callable[[list], None], max_batch: int = 500, max_delay: float = 0.05):
+    def __init__(self, write: Callable[[list], None], max_delay: float = 0.05):
         self._write = write
-        self._queue: queue.Queue = queue.Queue()
-        self._max_batch, self._max_delay = max_batch, max_delay
+        self._items: deque = deque()  # appends and pops are atomic: no lock on the hot path
+        self._lock = threading.Lock()  # held while a batch is written, so flush() waits for it
+        self._stop = threading.Event()
+        self._max_delay = max_delay
         self._thread = threading.Thread(target=self._run, name="attempt-writer", daemon=True)
         self._thread.start()
 
     def add(self, item) -> None:
-        self._queue.put(item)
+        self._items.append(item)
 
     def flush(self) -> None:
-        self._queue.join()
+        """Everything added before this call is written when it returns."""
+        with self._lock:
+            self._write_pending()
 
     def close(self) -> None:
-        self._queue.put(None)
+        self._stop.set()
         self._thread.join(10)
+        self.flush()
 
     def _run(self) -> None:
-        while True:
-            first = self._queue.get()
-            if first is None:
-                self._queue.task_done()
-                return
-            batch, deadline = [first], time.monotonic() + self._max_delay
-            while len(batch) < self._max_batch and (left := deadline - time.monotonic()) > 0:
-                try:
-                    item = self._queue.get(timeout=left)
-                except queue.Empty:
-                    break
-                if item is None:
-                    self._queue.put(None)  # stop after this batch
-                    self._queue.task_done()
-                    break
-                batch.append(item)
+        while not self._stop.wait(self._max_delay):
+            if self._items:
+                self.flush()
+
+    def _write_pending(self) -> None:
+        batch = []
+        while self._items:
+            batch.append(self._items.popleft())
+        if batch:
             self._commit(batch)
-            for _ in batch:
-                self._queue.task_done()
 
     def _commit(self, batch: list) -> None:
         for attempt in range(3):
