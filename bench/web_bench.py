@@ -21,13 +21,14 @@ request = function()
 end
 """
 # The browser submits with htmx and gets the trainer block back; the static POST reads the
-# same body and answers with a static page of that block's size.
+# same bodies (200 forms: different masks, different wrong answers) and answers with a static
+# page of the scored block's mean size.
 SUBMIT = """
-wrk.method = "POST"
-wrk.body = "{body}"
-wrk.headers["Content-Type"] = "application/x-www-form-urlencoded"
-wrk.headers["HX-Request"] = "true"
-wrk.path = "{path}"
+local bodies = {{{bodies}}}
+request = function()
+  return wrk.format("POST", "{path}", {{["Content-Type"] = "application/x-www-form-urlencoded",
+    ["HX-Request"] = "true", ["Cookie"] = "cc_learner={learner}"}}, bodies[math.random(#bodies)])
+end
 """
 
 
@@ -60,12 +61,13 @@ def main() -> None:
                 break
             except OSError:
                 time.sleep(0.2)
-        from bench.web_app import BODY
+        from bench.web_app import BODIES, LEARNER
+        bodies = ", ".join(f'"{b}"' for b in BODIES)  # urlencoded: no quotes or backslashes
         run = lambda script: wrk(base, script, args.seconds, args.connections)  # noqa: E731
         static_get = run('wrk.path = "/bench/static"')
         page = run(NEW_MASK)
-        static_post = run(SUBMIT.format(body=BODY, path="/bench/static"))
-        scored = run(SUBMIT.format(body=BODY, path="/s/mlm-flash-forward/drill"))
+        static_post = run(SUBMIT.format(bodies=bodies, learner=LEARNER, path="/bench/static"))
+        scored = run(SUBMIT.format(bodies=bodies, learner=LEARNER, path="/s/mlm-flash-forward/drill"))
     finally:
         server.terminate()
         server.wait()
