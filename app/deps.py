@@ -15,6 +15,7 @@ from .store import Store
 from .submission import read_fields
 
 LEARNER_COOKIE = "cc_learner"
+LEARNER_DAYS = 365  # renewed by every submission
 
 
 def settings(request: Request) -> Settings:
@@ -91,5 +92,7 @@ def learner_id(request: Request) -> str:
 
 
 def remember_learner(response: Response, learner: str) -> Response:
-    response.set_cookie(LEARNER_COOKIE, learner, max_age=365 * 24 * 3600, httponly=True, samesite="lax")
+    # What `set_cookie` writes, without building a SimpleCookie per submission; ids are [0-9a-zA-Z].
+    response.raw_headers.append((b"set-cookie", f"{LEARNER_COOKIE}={learner}; HttpOnly; Max-Age={LEARNER_DAYS * 86400};"
+                                                f" Path=/; SameSite=lax".encode()))
     return response

@@ -23,17 +23,28 @@ class Drill:
 
 
 def random_drill(snippet: Snippet, rate: int, seed: int) -> Drill:
-    spans = eligible_spans(snippet.code)
-    chosen = random_mask(snippet.version, len(spans), rate, seed)
-    holes = tuple(_random_hole(snippet.code, i, n) for n, i in enumerate(chosen, start=1))
-    return Drill(snippet, "random", holes, len(spans), rate, seed)
+    holes = _mask_holes(snippet.code, snippet.version, rate, seed, _("空 %(n)s"))
+    return Drill(snippet, "random", holes, len(_span_holes(snippet.code)), rate, seed)
 
 
-@lru_cache(maxsize=65536)
-def _random_hole(code: str, span_index: int, n: int) -> Hole:
-    """The n-th blank of a mask at that span: the same few thousand recur across masks."""
-    span = eligible_spans(code)[span_index]
-    return Hole(f"s{span_index}", span.start, span.end, span.text, _("空 %(n)s", n=n))
+@lru_cache(maxsize=1024)
+def _mask_holes(code: str, version: str, rate: int, seed: int, label: str) -> tuple[Hole, ...]:
+    """The blanks of a mask; kept a while, since a learner submits the mask their page just showed."""
+    spans = _span_holes(code)
+    chosen = random_mask(version, len(spans), rate, seed)
+    labels = _labels(label, len(chosen))  # the n-th blank of this mask
+    return tuple(Hole(*spans[i], labels[n]) for n, i in enumerate(chosen, start=1))
+
+
+@lru_cache(maxsize=64)
+def _labels(template: str, count: int) -> tuple[str, ...]:
+    return tuple(template % {"n": n} for n in range(count + 1))
+
+
+@lru_cache(maxsize=256)
+def _span_holes(code: str) -> tuple[tuple[str, int, int, str], ...]:
+    """Key, start, end and answer of a blank at each eligible span."""
+    return tuple((f"s{s.index}", s.start, s.end, s.text) for s in eligible_spans(code))
 
 
 def fixed_drill(snippet: Snippet) -> Drill:

@@ -1,5 +1,6 @@
 """Every way a request can be wrong gets a clear message and a 4xx, never a 500 or a traceback."""
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from tests.helpers import drill_form
 
@@ -114,3 +115,18 @@ def test_form_fields_decode_like_the_standard_library():
     assert form_fields(body) == dict(parse_qsl(body, keep_blank_values=True))
     with pytest.raises(UnicodeDecodeError):
         form_fields("a=%ff")
+
+
+TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=8)
+
+
+@given(st.lists(st.tuples(TEXT, TEXT), max_size=8), st.sampled_from(["", "%3D", "%26", "%3d"]))
+@settings(max_examples=1500, deadline=None)
+def test_form_fields_decode_any_form_like_the_standard_library(pairs, left_raw):
+    from urllib.parse import parse_qsl, unquote, urlencode
+
+    from app.submission import form_fields
+    body = urlencode(pairs)
+    if left_raw:  # clients that send `=` or `&` unencoded
+        body = body.replace(left_raw, unquote(left_raw))
+    assert form_fields(body) == {k: v for k, v in parse_qsl(body, keep_blank_values=True) if k}

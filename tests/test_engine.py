@@ -56,6 +56,18 @@ def test_different_tokens_do_not_match(given, expected):
     assert not is_match(given, expected)
 
 
+CODE_TEXT = st.lists(st.sampled_from([*"ab1_.()[]:,+-*/=<>!@%~^&|{}", "m_ij", "torch", "0x", "e5", " ", "\t"]),
+                     max_size=8).map("".join)
+
+
+@given(CODE_TEXT, CODE_TEXT)
+@settings(max_examples=2000, deadline=None)
+def test_shortcuts_agree_with_comparing_token_sequences(given_text, expected_text):
+    expected = expected_text.strip()
+    slow = given_text.strip() == expected or token_sequence(given_text) == token_sequence(expected)
+    assert is_match(given_text, expected) == slow
+
+
 def test_fragments_that_do_not_tokenize_compare_as_text():
     assert token_sequence("(") == ("(",)
     assert token_sequence("x $ y") == ("x $ y",)

@@ -1,4 +1,5 @@
 """Highlighted code with an <input> in place of each hole (Pygments classes, line by line)."""
+import html
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -17,6 +18,9 @@ class HoleState(NamedTuple):
     value: str = ""
     state: str = ""  # "", "right", "accepted", "wrong", "revealed"
     reveal: bool = False  # put the answer on the input so the learner can reveal it
+
+
+BLANK = HoleState()
 
 
 def _css_class(ttype) -> str:
@@ -71,31 +75,34 @@ def _span_index(code: str) -> dict[tuple[int, int], int]:
     return {(s.start, s.end): s.index for s in eligible_spans(code)}
 
 
-@lru_cache(maxsize=4096)
-def _hole_parts(hole: Hole) -> tuple[str, str, str, str, str]:
-    """The parts of a hole's <input> that do not depend on what the learner typed (escaped once)."""
-    width = max(len(hole.answer), 2) + 1
-    tag = f'<span class="blank-tag" aria-hidden="true">{escape(hole.tag)}</span>' if hole.tag else ""
-    names = f' name="{hole.key}" id="blank-{hole.key}"'
-    rest = (f' style="--w:{width}" autocomplete="off" autocapitalize="off" spellcheck="false"'
-            f' aria-label="{escape(hole.label)}"')
-    title = f' title="{escape(hole.hint)}"' if hole.hint else ""
-    return tag, names, rest, title, str(escape(hole.answer))
+@lru_cache(maxsize=16384)
+def _input_parts(key: str, answer: str, hint: str | None, tag: str, state: str, reveal: bool) -> tuple[str, str, str]:
+    """A blank's <input> around the learner's text and its label, escaped once.
+
+    Keyed by what the span and verdict fix, not by the blank's number in its mask ("空 7"),
+    so a few thousand entries cover every mask of a snippet.
+    """
+    # Keys are generated ([sc]\d+) and states come from a fixed set.
+    tag_html = f'<span class="blank-tag" aria-hidden="true">{escape(tag)}</span>' if tag else ""
+    before = f'{tag_html}<input class="blank{" " if state else ""}{state}" name="{key}" id="blank-{key}" value="'
+    middle = (f'" style="--w:{max(len(answer), 2) + 1}" autocomplete="off" autocapitalize="off"'
+              f' spellcheck="false" aria-label="')
+    after = f'" data-state="{state}"' + (f' title="{escape(hint)}"' if hint else "")
+    if not reveal:
+        return before, middle, after + ">"
+    after += f' data-answer="{escape(answer)}">'
+    if state not in ("right", "accepted"):
+        after += f'<button type="button" class="reveal" data-for="blank-{key}" aria-label="?">?</button>'
+    return before, middle, after
+
+
+_escaped_label = lru_cache(maxsize=1024)(html.escape)
 
 
 def _input(hole: Hole, shown: HoleState) -> str:
-    # Keys are generated ([sc]\d+) and states come from a fixed set; the learner's text is escaped.
-    tag, names, rest, title, answer = _hole_parts(hole)
-    state = shown.state
-    value = escape(shown.value) if shown.value else ""
-    html = (f'{tag}<input class="blank{" " if state else ""}{state}"{names} value="{value}"{rest}'
-            f' data-state="{state}"{title}')
-    if shown.reveal:
-        html += f' data-answer="{answer}">'
-        if state not in ("right", "accepted"):
-            html += f'<button type="button" class="reveal" data-for="blank-{hole.key}" aria-label="?">?</button>'
-        return html
-    return html + ">"
+    before, middle, after = _input_parts(hole.key, hole.answer, hole.hint, hole.tag, shown.state, shown.reveal)
+    # plain str throughout: formatting Markup costs more
+    return f"{before}{html.escape(shown.value)}{middle}{_escaped_label(hole.label)}{after}"
 
 
 LINE_BREAK = '\n</span><span class="line">'
@@ -136,23 +143,13 @@ def _flat(code: str) -> tuple[str, ...]:
 def render_mask(code: str, holes: dict[int, Hole], shown: dict[str, HoleState]) -> Markup:
     """`render_code` for holes that are eligible spans (keyed by span index): the fast path.
 
-    The code between holes is joined from cached slices, so the cost grows with the holes.
+    The cached highlighted spans are swapped for inputs, then everything is joined once.
     """
-    flat = _flat(code)
-    out, pos = [], 0
-    for index in sorted(holes):
-        hole = holes[index]
-        out.append("".join(flat[pos:2 * index + 1]))
+    out = list(_flat(code))
+    for index, hole in holes.items():
         state = shown.get(hole.key)
-        out.append(_blank_input(hole) if state is None else _input(hole, state))
-        pos = 2 * index + 2
-    out.append("".join(flat[pos:]))
+        out[2 * index + 1] = _input(hole, BLANK if state is None else state)
     return Markup("".join(out))
-
-
-@lru_cache(maxsize=4096)
-def _blank_input(hole: Hole) -> str:
-    return _input(hole, HoleState())
 
 
 def render_code(code: str, holes: list[Hole], shown: dict[str, HoleState] | None = None) -> Markup:

@@ -25,16 +25,27 @@ class BlankVerdict(NamedTuple):
     correct: bool
 
 
+# Strings compare by value, comments and line joins vanish: around these only the tokenizer can tell.
+_TOKENIZER_ONLY = frozenset("'\"#\\")
+
+
 def is_match(given: str, expected: str) -> bool:
-    # The same text is the same tokens; only differing text needs the tokenizer.
-    return given.strip() == expected or token_sequence(given) == token_sequence(expected)
+    text = given.strip()
+    if text == expected:  # the same text is the same tokens
+        return True
+    if _TOKENIZER_ONLY.isdisjoint(text) and _TOKENIZER_ONLY.isdisjoint(expected) and _squeezed(text) != _squeezed(expected):
+        return False  # elsewhere tokens cover every non-blank character, so these tokens differ too
+    return token_sequence(given) == token_sequence(expected)
+
+
+def _squeezed(text: str) -> str:
+    return "".join(text.split())
 
 
 def score(holes: list[Hole], answers: dict[str, str]) -> list[BlankVerdict]:
-    return [
-        BlankVerdict(h.key, answers.get(h.key, ""), h.answer, is_match(answers.get(h.key, ""), h.answer))
-        for h in holes
-    ]
+    given = [answers.get(h.key, "") for h in holes]
+    # Most answers are typed exactly: only the others need `is_match`.
+    return [BlankVerdict(h.key, g, h.answer, g == h.answer or is_match(g, h.answer)) for h, g in zip(holes, given)]
 
 
 def splice(code: str, holes: list[Hole], answers: dict[str, str]) -> str:
