@@ -1,4 +1,5 @@
 """What a scored submission shows: per-blank states, the score, and the execution verdict."""
+import json
 from dataclasses import dataclass, field
 
 from .engine.render import HoleState
@@ -29,20 +30,27 @@ class Result:
     def passed(self) -> bool:
         return getattr(self.run, "status", None) == "passed"
 
-    def hole_states(self) -> dict[str, HoleState]:
-        return {v.key: HoleState(v.given, self._state(v), reveal=True) for v in self.verdicts}
+    def states(self) -> list[str]:
+        """Each blank's mark, in order: right, accepted (the check passed with it) or wrong."""
+        passed = self.passed
+        return ["right" if v.correct else "accepted" if passed and v.given.strip() else "wrong" for v in self.verdicts]
 
-    def _state(self, verdict: BlankVerdict) -> str:
-        if verdict.correct:
-            return "right"
-        return "accepted" if self.passed and verdict.given.strip() else "wrong"
+    def hole_states(self) -> dict[str, HoleState]:
+        return {v.key: HoleState(v.given, state, True) for v, state in zip(self.verdicts, self.states())}
+
+    def marks_json(self) -> str:
+        """Marks for a page whose inputs already hold the answers: each blank that is not right,
+        with the answer to reveal where it is wrong (a blank not listed is right)."""
+        return json.dumps({v.key: [state, v.expected] if state == "wrong" else [state]
+                           for v, state in zip(self.verdicts, self.states()) if state != "right"},
+                          ensure_ascii=False, separators=(",", ":"))
 
     def as_json(self) -> dict:
-        run = self.run
+        run, states = self.run, self.states()
         return {
             "correct": self.correct, "total": self.total, "attempt": self.attempt_id,
             "blanks": [{"key": v.key, "given": v.given, "expected": v.expected,
-                        "state": self._state(v)} for v in self.verdicts],
+                        "state": state} for v, state in zip(self.verdicts, states)],
             "run": None if run is None else {
                 "status": run.status, "message": run.message, "part": run.part, "line": run.line,
                 "stdout": run.stdout, "seconds": round(run.seconds, 4)},

@@ -1,14 +1,19 @@
 """One place that decides how a page is answered: full page, the htmx block, or JSON."""
-from collections.abc import Hashable
-from typing import Any
+import re
+import secrets
+from collections.abc import Callable, Hashable
+from typing import Any, NamedTuple
 
 from fastapi import Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from jinja2 import Environment, FileSystemLoader
 from jinja2_fragments.fastapi import Jinja2Blocks
+from markupsafe import Markup, escape
 
 from . import i18n
 from .settings import PROJECT_DIR
+
+FRAMES_KEPT = 1024
 
 
 def make_templates() -> Jinja2Blocks:
@@ -18,7 +23,30 @@ def make_templates() -> Jinja2Blocks:
     templates = Jinja2Blocks(env=env)
     templates.env.install_gettext_callables(i18n._, i18n.ngettext, newstyle=True)
     templates.env.globals["_"] = i18n._
+    templates.frames = {}
     return templates
+
+
+class Frame(NamedTuple):
+    """A page (or block) that is the same for every request with `key`, except for `slots`.
+
+    Slots name context values that the template only prints (`{{ name }}`), never tests or
+    filters. The page is rendered once per key with a marker in each slot; a request then
+    costs one join of the cached parts and its own slot values.
+    """
+    key: Hashable
+    slots: tuple[str, ...]
+
+
+class Deferred:
+    """A value made only if the page being rendered prints it (an htmx outcome skips the code)."""
+    __slots__ = ("make",)
+
+    def __init__(self, make: Callable[[], Any]):
+        self.make = make
+
+    def __html__(self) -> str:
+        return self.make()
 
 
 def wants_json(request: Request) -> bool:
@@ -32,40 +60,55 @@ def is_htmx(request: Request) -> bool:
 
 def render(request: Request, template: str, context: dict[str, Any], *, block: str | None = None,
            status: int = 200, data: Any = None, headers: dict[str, str] | None = None,
-           shell_key: Hashable | None = None) -> Response:
-    """JSON for JSON clients (`data`), the named block for htmx swaps, else the whole page.
-
-    With `shell_key`, everything outside `block` depends only on that key, so it is rendered
-    once and reused: a new mask then costs just the block.
-    """
+           frame: Frame | None = None) -> Response:
+    """JSON for JSON clients (`data`, or a function that makes it), the named block for htmx
+    swaps, else the whole page."""
     if data is not None and wants_json(request):
-        return JSONResponse(data, status_code=status, headers=headers)
+        return JSONResponse(data() if callable(data) else data, status_code=status, headers=headers)
     templates: Jinja2Blocks = request.app.state.templates
-    if block and is_htmx(request):
-        return HTMLResponse(_block_html(templates, template, block, request, context), status_code=status,
-                            headers=headers)
-    if block and shell_key is not None:
-        inner = _block_html(templates, template, block, request, context)
-        shell = _shell(templates, template, request, context, shell_key, inner)
-        if shell is not None:
-            return HTMLResponse(b"".join((shell[0], inner.encode(), shell[1])), status_code=status,
-                                headers=headers)
+    part = block if block and is_htmx(request) else None
+    if frame is not None:
+        html = _filled(_frame_parts(templates, template, part, request, context, frame), context)
+        return HTMLResponse(html, status_code=status, headers=headers)
+    if part:
+        return HTMLResponse(_rendered(templates, template, part, {**context, "request": request}),
+                            status_code=status, headers=headers)
     return templates.TemplateResponse(request, template, context, status_code=status, headers=headers)
 
 
-def _block_html(templates: Jinja2Blocks, template: str, block: str, request: Request, context: dict) -> str:
+def _rendered(templates: Jinja2Blocks, template: str, block: str | None, context: dict) -> str:
     tpl = templates.env.get_template(template)
-    return "".join(tpl.blocks[block](tpl.new_context({**context, "request": request})))
+    if block is None:
+        return tpl.render(context)
+    return "".join(tpl.blocks[block](tpl.new_context(context)))
 
 
-def _shell(templates, template, request, context, key, inner: str) -> tuple[bytes, bytes] | None:
-    shells: dict = templates.env.globals.setdefault("_shells", {})
-    if (template, key) not in shells:
-        full = templates.get_template(template).render({**context, "request": request})
-        before, found, after = full.partition(inner)
-        if not found:  # the block's output is not plain text of the page: render whole pages
-            return None
-        if len(shells) > 512:
-            shells.clear()
-        shells[template, key] = (before.encode(), after.encode())  # encoded once, not per request
-    return shells[template, key]
+_TOKEN = secrets.token_hex(8)  # markers no page text can contain by chance
+_MARKER = re.compile(rf"\x00{_TOKEN}:(\w+)\x00")
+
+
+def _frame_parts(templates, template: str, block: str | None, request: Request, context: dict,
+                 frame: Frame) -> tuple[bytes | str, ...]:
+    """Encoded text between slots, with slot names at the odd positions."""
+    frames: dict = templates.frames
+    key = (template, block, frame.key)
+    parts = frames.get(key)
+    if parts is None:
+        markers = {name: Markup(f"\x00{_TOKEN}:{name}\x00") for name in frame.slots}
+        split = _MARKER.split(_rendered(templates, template, block, {**context, **markers, "request": request}))
+        parts = tuple(p.encode() if i % 2 == 0 else p for i, p in enumerate(split))
+        if len(frames) >= FRAMES_KEPT:
+            del frames[next(iter(frames))]  # the oldest
+        frames[key] = parts
+    return parts
+
+
+def _filled(parts: tuple[bytes | str, ...], context: dict) -> bytes:
+    values = {name: _encoded(context[name]) for name in parts[1::2]}
+    out = list(parts)
+    out[1::2] = [values[name] for name in parts[1::2]]
+    return b"".join(out)
+
+
+def _encoded(value: Any) -> bytes:
+    return str(value if isinstance(value, Markup) else escape(value)).encode()

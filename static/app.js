@@ -38,17 +38,53 @@
     }
   });
 
+  // A scored submission's outcome carries the marks of the blanks that are not right (the others
+  // are); the inputs already hold the answers.
+  function mark(input, m) {
+    var next = input.nextElementSibling;
+    if (next && next.matches("button.reveal")) next.remove();
+    input.classList.remove("right", "wrong", "accepted", "revealed");
+    var state = m ? m[0] : "";
+    if (state) input.classList.add(state);
+    input.dataset.state = state;
+    if (m && m.length > 1) {
+      input.dataset.answer = m[1];
+      var button = document.createElement("button");
+      button.type = "button";
+      button.className = "reveal";
+      button.dataset.for = input.id;
+      button.setAttribute("aria-label", "?");
+      button.textContent = "?";
+      input.after(button);
+    } else {
+      delete input.dataset.answer;
+    }
+  }
+
+  function paint(outcome, trainer) {
+    if (!outcome.dataset.marks) return;
+    var marks = JSON.parse(outcome.dataset.marks);
+    trainer.querySelectorAll("input.blank").forEach(function (input) { mark(input, marks[input.name] || ["right"]); });
+    trainer.querySelectorAll(".line.error-line").forEach(function (line) { line.classList.remove("error-line"); });
+    var line = trainer.querySelectorAll("pre.trainer-code .line")[Number(outcome.dataset.errorLine) - 1];
+    if (line) line.classList.add("error-line");
+  }
+
   function prepare(root) {
-    root.querySelectorAll("pre[data-error-line]").forEach(function (pre) {
-      var line = pre.querySelectorAll(".line")[Number(pre.dataset.errorLine) - 1];
-      if (line) line.classList.add("error-line");
-    });
-    var trainer = root.id === "trainer" ? root : root.querySelector && root.querySelector("#trainer");
+    var trainer = root.closest && root.closest("#trainer") || root.querySelector && root.querySelector("#trainer");
     if (!trainer) return;
+    var outcome = trainer.querySelector("#outcome");
+    if (outcome) paint(outcome, trainer);
     var first = trainer.querySelector("input.blank.wrong") ||
       (trainer.querySelector(".result") ? null : trainer.querySelector("input.blank:not([value]), input.blank[value='']"));
     if (first) first.focus({ preventScroll: root === document.body });
   }
+
+  // A new request from the trainer clears the message a failed one left.
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var flash = document.getElementById("flash");
+    if (flash && event.target.closest && event.target.closest("#trainer")) flash.innerHTML = "";
+  });
 
   document.addEventListener("DOMContentLoaded", function () { prepare(document.body); });
   document.addEventListener("htmx:load", function (event) {

@@ -5,6 +5,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from playwright.sync_api import Page, expect
 
+from app.engine.tokens import eligible_spans
 from tests.helpers import right_answers
 
 pytestmark = pytest.mark.browser
@@ -71,6 +72,34 @@ def test_a_wrong_blank_is_marked_and_can_be_revealed(page: Page, live_server, ap
     expect(wrong).to_have_value(answers[first])
     page.click("text=同一遮盖再试一次")
     expect(page.locator(f'input[name="{first}"]')).to_have_value("")
+
+
+def test_marks_follow_each_submission_and_messages_clear(page: Page, live_server, app):
+    page.goto(live_server + "/s/mlm-online-softmax/drill?rate=20&seed=5")
+    answers = fill_right(page, app, "mlm-online-softmax")
+    code = app.state.library.get("mlm-online-softmax").code
+    spans = eligible_spans(code)
+    first = next(k for k, a in answers.items() if a.isidentifier() and spans[int(k[1:])].start > code.index(":\n"))
+    page.fill(f'input[name="{first}"]', "undefined_name")  # a NameError in the function's body
+    page.click("button[type=submit]")
+    expect(page.locator(f'input[name="{first}"]')).to_have_class(re.compile(r"\bwrong\b"))
+    expect(page.locator("button.reveal")).to_have_count(1)
+    expect(page.locator(".verdict")).to_contain_text("NameError")
+    expect(page.locator("pre.trainer-code .line.error-line")).to_have_count(1)
+    # A rejected submission leaves its message and the typed answers ...
+    page.evaluate("document.querySelector('input[name=version]').value = '0123456789ab'")
+    page.locator(f'input[name="{first}"]').press("Enter")
+    expect(page.locator("#flash")).to_contain_text("这个片段已经更新")
+    expect(page.locator(f'input[name="{first}"]')).to_have_value("undefined_name")
+    # ... and the next one clears it and marks every blank again.
+    page.evaluate(f"document.querySelector('input[name=version]').value = '{app.state.library.get('mlm-online-softmax').version}'")
+    page.fill(f'input[name="{first}"]', answers[first])
+    page.locator(f'input[name="{first}"]').press("Enter")
+    expect(page.locator(".score")).to_contain_text(f"{len(answers)} / {len(answers)}")
+    expect(page.locator("input.blank.right")).to_have_count(len(answers))
+    expect(page.locator("#flash")).to_be_empty()
+    expect(page.locator("button.reveal")).to_have_count(0)
+    expect(page.locator(".line.error-line")).to_have_count(0)
 
 
 def test_tab_moves_between_blanks(page: Page, live_server):

@@ -1,4 +1,6 @@
+import json
 import re
+from html import unescape
 
 from fastapi.testclient import TestClient
 
@@ -76,11 +78,23 @@ def test_a_wrong_answer_is_marked_wrong_in_place(client):
     form = drill_form(client.app, "mlm-online-softmax", 10, 4)
     key = next(k for k in form if is_blank(k))
     form[key] = "wrong_name"
-    html = client.post("/s/mlm-online-softmax/drill", data=form, headers={"HX-Request": "true"}).text
     total = len(form) - 3
+    html = client.post("/s/mlm-online-softmax/drill", data=form).text  # a whole page, as without JavaScript
     assert f"<strong>{total - 1} / {total}</strong>" in html
     assert re.search(rf'class="blank wrong" name="{key}"[^>]*value="wrong_name"', html)
     assert 'class="reveal"' in html and 'data-answer="' in html
+
+
+def test_htmx_submission_gets_the_outcome_with_every_blank_marked(client):
+    form = drill_form(client.app, "mlm-online-softmax", 10, 4)
+    answers = right_answers(client.app, "mlm-online-softmax", 10, 4)
+    key = next(k for k in form if is_blank(k))
+    form[key] = "wrong_name"
+    html = client.post("/s/mlm-online-softmax/drill", data=form, headers={"HX-Request": "true"}).text
+    assert html.lstrip().startswith('<div id="outcome"') and "<input" not in html
+    marks = json.loads(unescape(re.search(r'data-marks="([^"]*)"', html).group(1)))
+    assert marks == {key: ["wrong", answers[key]]}  # every other blank is right
+    assert f"<strong>{len(answers) - 1} / {len(answers)}</strong>" in html and "同一遮盖再试一次" in html
 
 
 def test_json_clients_get_json(client):

@@ -12,9 +12,9 @@ from ..feedback import Result, revealed_states
 from ..i18n import _
 from ..store import AttemptRecord
 from ..submission import answers_for, read_fields
-from ..templating import render
+from ..templating import Frame, render
 from ..trainer import Drill, fixed_drill, parse_rate, parse_seed, random_drill
-from .views import drill_json, page_context
+from .views import PAGE_SLOTS, drill_json, page_context, result_shape
 
 router = APIRouter()
 
@@ -34,9 +34,18 @@ async def exercise_page(request: Request, snippet_id: str, reveal: bool = False)
     return _show(request, drill, shown=shown, revealed=reveal)
 
 
-@router.get("/s/{snippet_id}/drill")
-async def drill_page(request: Request, snippet_id: str, rate: str | None = None, seed: str | None = None,
-                     v: str | None = None) -> Response:
+# Drill pages and submissions read their parameters themselves (parse_rate/parse_seed say what is
+# wrong in the learner's words); declaring them would cost FastAPI's validation on every mask.
+DRILL_QUERY = {"parameters": [
+    {"name": "rate", "in": "query", "schema": {"type": "integer", "minimum": 10, "maximum": 50}},
+    {"name": "seed", "in": "query", "schema": {"type": "integer", "minimum": 0}},
+    {"name": "v", "in": "query", "schema": {"type": "string"}, "description": "snippet version"}]}
+
+
+@router.get("/s/{snippet_id}/drill", openapi_extra=DRILL_QUERY)
+async def drill_page(request: Request) -> Response:
+    snippet_id, query = request.path_params["snippet_id"], request.query_params
+    rate, seed, v = query.get("rate"), query.get("seed"), query.get("v")
     snippet = deps.snippet_or_404(request, snippet_id)
     rate_value = parse_rate(rate)
     if seed is None or seed == "":
@@ -62,9 +71,9 @@ async def weak_spots(request: Request, snippet_id: str, rate: str | None = None)
 
 
 @router.post("/s/{snippet_id}/drill")
-async def submit_drill(request: Request, snippet_id: str) -> Response:
+async def submit_drill(request: Request) -> Response:
     fields = await read_fields(request, deps.settings(request).max_form_bytes)
-    snippet = _submitted_version(request, snippet_id, fields)
+    snippet = _submitted_version(request, request.path_params["snippet_id"], fields)
     drill = random_drill(snippet, parse_rate(fields.get("rate")), parse_seed(fields.get("seed", "")))
     return await _grade(request, drill, fields)
 
@@ -92,14 +101,16 @@ async def _grade(request: Request, drill: Drill, fields: dict[str, str]) -> Resp
     answers = answers_for(drill.holes, fields, settings.max_answer_chars)
     responses = _responses(drill, fields, settings.max_answer_chars * 5)
     verdicts = score(list(drill.holes), answers)
-    code = splice(drill.snippet.code, list(drill.holes), answers)
-    run = await execute(request.app.state.sandbox, drill.snippet, code)
+    sandbox = request.app.state.sandbox
+    code = splice(drill.snippet.code, list(drill.holes), answers) if sandbox else ""  # only run code is needed
+    run = await execute(sandbox, drill.snippet, code)
     learner = deps.learner_id(request)
     attempt_id = deps.store(request).record_attempt(AttemptRecord(
         learner, drill.snippet.id, drill.snippet.version, drill.mode, drill.rate, drill.seed,
         {v.key: v.correct for v in verdicts}, getattr(run, "status", None), responses))
     result = Result(tuple(verdicts), run, attempt_id, responses)
-    response = _show(request, drill, shown=result.hole_states(), result=result)
+    # htmx swaps in the outcome only: the inputs on the page already hold these answers
+    response = _show(request, drill, result=result, block="outcome")
     return deps.remember_learner(response, learner)
 
 
@@ -113,12 +124,26 @@ def _responses(drill: Drill, fields: dict[str, str], limit: int) -> dict[int, st
 
 
 def _show(request: Request, drill: Drill, *, shown=None, result: Result | None = None,
-          revealed: bool = False) -> Response:
-    context = page_context(drill, shown=shown, result=result, revealed=revealed,
-                           next_seed=new_seed(), drill_url=drill_url)
-    context["draft"] = draft = not deps.library(request).is_visible(drill.snippet.id)
-    current = deps.library(request).get(drill.snippet.id)
-    context["latest"] = None if current is None or current.version == drill.snippet.version else current
-    return render(request, "snippet.html", context, block="trainer", data=drill_json(drill, result),
-                  shell_key=(drill.snippet.id, drill.snippet.version, drill.mode, draft,
-                             context["latest"] and context["latest"].version))
+          revealed: bool = False, block: str = "trainer") -> Response:
+    context, frame = snippet_page(request, drill, shown=shown, result=result, revealed=revealed)
+    return render(request, "snippet.html", context, block=block, data=lambda: drill_json(drill, result),
+                  frame=frame)
+
+
+def snippet_page(request: Request, drill: Drill, *, shown=None, result: Result | None = None,
+                 revealed: bool = False) -> tuple[dict, Frame | None]:
+    """The snippet page's context, and the frame it fills when one fits."""
+    snippet, library = drill.snippet, deps.library(request)
+    current = library.get(snippet.id)
+    latest = None if current is None or current.version == snippet.version else current
+    # a new mask is always of the latest version
+    fresh = drill_url(snippet.id, drill.rate, new_seed(), (latest or snippet).version) if drill.rate else ""
+    context = page_context(drill, shown=shown, result=result, revealed=revealed, fresh_url=fresh,
+                           drill_url=drill_url)
+    context["draft"] = draft = not library.is_visible(snippet.id)
+    context["latest"] = latest
+    # Per-learner text outside the slots (an exercise's written answers) rules out a cached frame.
+    if result is not None and drill.mode != "random":
+        return context, None
+    return context, Frame((snippet.id, snippet.version, drill.mode, drill.rate, draft,
+                           latest and latest.version, result_shape(result), revealed), PAGE_SLOTS)

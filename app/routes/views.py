@@ -5,7 +5,9 @@ from markupsafe import Markup, escape
 
 from ..engine.render import render_code
 from ..feedback import Result
+from ..i18n import _
 from ..markdown import render_markdown
+from ..templating import Deferred
 from ..trainer import Drill
 
 
@@ -19,22 +21,63 @@ def static_code(code: str) -> Markup:
     return render_code(code, [])
 
 
-def page_context(drill: Drill, *, shown, result: Result | None, revealed: bool, next_seed: int,
+# What the snippet page prints per request: slots of its cached frame (see templating.Frame).
+# Everything else it shows is fixed by `page_shape`.
+PAGE_SLOTS = ("code_html", "seed", "rate_links", "fresh_url", "again_url", "marks", "error_line",
+              "correct", "total", "accepted", "run_ms", "run_where", "run_message", "run_stdout")
+
+
+def page_context(drill: Drill, *, shown, result: Result | None, revealed: bool, fresh_url: str,
                  drill_url) -> dict:
     snippet = drill.snippet
+    random = drill.mode == "random"
     return {
         "snippet": snippet,
         "drill": drill,
-        "code_html": render_code(snippet.code, list(drill.holes), shown),
-        "result": result,
+        # deferred: an htmx outcome does not print them
+        "code_html": Deferred(lambda: render_code(snippet.code, list(drill.holes),
+                                                  result.hole_states() if shown is None and result else shown)),
         "revealed": revealed,
-        "next_seed": next_seed,
-        "drill_url": drill_url,
         "markdown": markdown_html,
         "static_code": static_code,
         "hint_groups": _hint_groups(drill),
-        "rate_links": rate_links(drill, drill_url) if drill.mode == "random" else "",
+        "seed": drill.seed if random else "",
+        "rate_links": Deferred(lambda: rate_links(drill, drill_url)) if random else "",
+        "fresh_url": fresh_url if random else "",
+        "again_url": drill_url(snippet.id, drill.rate, drill.seed, snippet.version) if random else "",
+        **result_context(result),
     }
+
+
+def result_context(result: Result | None) -> dict:
+    """A scored submission as the page prints it: the marks for the inputs, the score, the verdict."""
+    run = result and result.run
+    return {
+        "result": result,
+        "run": run,
+        "marks": result.marks_json() if result else "",
+        "error_line": run.line if run and run.part == "code" and run.line else "",
+        "correct": result.correct if result else "",
+        "total": result.total if result else "",
+        "accepted": result.accepted if result else "",
+        "run_ms": f"{run.seconds * 1000:.0f}" if run else "",
+        "run_where": _("%(part)s 第 %(line)s 行：", part=_part_name(run.part), line=run.line)
+                     if run and run.line and run.part else "",
+        "run_message": run.message if run else "",
+        "run_stdout": run.stdout if run else "",
+    }
+
+
+def result_shape(result: Result | None) -> tuple | None:
+    """What decides which parts of the result the page shows (the frame key's share)."""
+    run = result and result.run
+    if result is None:
+        return None
+    return (result.accepted > 0, run and run.status, bool(run and run.message), bool(run and run.stdout))
+
+
+def _part_name(part: str) -> str:
+    return {"code": _("代码"), "setup": _("准备代码"), "check": _("验证代码")}.get(part, part)
 
 
 def rate_links(drill: Drill, drill_url) -> Markup:

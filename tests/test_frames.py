@@ -1,0 +1,86 @@
+"""A page filled into its cached frame is byte for byte the page Jinja renders for that request."""
+import pytest
+from jinja2 import ChoiceLoader, DictLoader
+from markupsafe import Markup
+from starlette.requests import Request
+
+from app.engine.score import score
+from app.feedback import Result, revealed_states
+from app.routes.trainer import snippet_page
+from app.sandbox.types import Verdict
+from app.templating import Frame, render
+from app.trainer import fixed_drill, random_drill
+
+RUNS = (None, Verdict("passed", "", seconds=0.02),
+        Verdict("error", "NameError: name 'm_ij' is not defined", part="code", line=7, stdout="<&>", seconds=0.03),
+        Verdict("failed", "AssertionError: 输出不一致", part="check", line=3, seconds=0.04))
+
+
+def request_for(app, htmx: bool) -> Request:
+    headers = [(b"hx-request", b"true")] if htmx else []
+    return Request({"type": "http", "app": app, "method": "GET", "path": "/", "query_string": b"",
+                    "headers": headers})
+
+
+def both_ways(app, drill, htmx: bool, block: str = "trainer", **kwargs) -> tuple[bytes, bytes | None]:
+    """The response body through the frame, and rendered directly from the same context."""
+    request = request_for(app, htmx)
+    context, frame = snippet_page(request, drill, **kwargs)
+    direct = render(request, "snippet.html", context, block=block).body
+    if frame is None:
+        return direct, None
+    return direct, render(request, "snippet.html", context, block=block, frame=frame).body
+
+
+def scored(drill, seed: int, run) -> Result:
+    # Some blanks right, some wrong with text that needs escaping, some empty.
+    answers = {h.key: [h.answer, "<b>&\"'", "", f" {h.answer} "][(i + seed) % 4] for i, h in enumerate(drill.holes)}
+    # With a passing run, the wrong texts are marked accepted.
+    return Result(tuple(score(list(drill.holes), answers)), run, attempt_id=seed + 1)
+
+
+@pytest.mark.parametrize("htmx", [False, True])
+def test_new_masks_fill_one_frame_per_rate(client, htmx):
+    app = client.app
+    for snippet_id in ("mlm-online-softmax", "mlm-flash-forward", "ex3-blocked-matmul"):
+        snippet = app.state.library.get(snippet_id)
+        for rate in (10, 15, 30, 50):
+            for seed in range(6):
+                direct, framed = both_ways(app, random_drill(snippet, rate, seed), htmx)
+                assert framed == direct
+    assert sum(key[0] == "snippet.html" for key in app.state.templates.frames) == 3 * 4
+
+
+@pytest.mark.parametrize("htmx, block", [(False, "trainer"), (True, "trainer"), (True, "outcome")])
+def test_scored_masks_fill_their_frame(client, htmx, block):
+    snippet = client.app.state.library.get("mlm-blocked-attention")
+    for seed, run in enumerate(RUNS * 3):
+        drill = random_drill(snippet, 20, seed)
+        result = scored(drill, seed, run)
+        direct, framed = both_ways(client.app, drill, htmx, block, result=result)
+        assert framed == direct
+        assert (b'data-error-line="7"' in framed) == (run is not None and run.part == "code")
+        assert (b"<input" in framed) == (block == "trainer")
+
+
+def test_fixed_exercises_fill_frames_until_scored(client):
+    snippet = client.app.state.library.get("ex3-blocked-matmul")
+    drill = fixed_drill(snippet)
+    for kwargs in ({}, {"shown": revealed_states(drill.holes), "revealed": True}):
+        direct, framed = both_ways(client.app, drill, False, **kwargs)
+        assert framed == direct
+    result = scored(drill, 1, RUNS[1])
+    _, framed = both_ways(client.app, drill, False, shown=result.hole_states(), result=result)
+    assert framed is None  # written answers are the learner's own text: rendered directly
+
+
+def test_slot_values_are_escaped_like_jinja_escapes_them(client):
+    templates = client.app.state.templates
+    templates.env.loader = ChoiceLoader([templates.env.loader, DictLoader({
+        "slots.html": '<p title="{{ seed }}">{{ seed }}</p><pre>{{ code_html }}</pre>'})])
+    request = request_for(client.app, False)
+    frame = Frame("escape-test", ("code_html", "seed"))
+    for context in ({"seed": "<script>", "code_html": "<i>"}, {"seed": 'a&"b', "code_html": Markup("<i>")},
+                    {"seed": 42, "code_html": ""}):
+        assert render(request, "slots.html", context, frame=frame).body == \
+            render(request, "slots.html", context).body
