@@ -21,7 +21,8 @@ router = APIRouter()
 
 def drill_url(snippet_id: str, rate: int, seed: int, version: str) -> str:
     """A mask's address: with its version, a shared URL keeps its mask after the snippet changes."""
-    return f"/s/{snippet_id}/drill?rate={int(rate)}&seed={int(seed)}&v={version}"  # ids/versions: [a-z0-9-]
+    # ids/versions: [a-z0-9-]; seeds are ints (or a page frame's slot marker, hence no int())
+    return f"/s/{snippet_id}/drill?rate={int(rate)}&seed={seed}&v={version}"
 
 
 @router.get("/s/{snippet_id}")

@@ -23,7 +23,7 @@ def static_code(code: str) -> Markup:
 
 # What the snippet page prints per request: slots of its cached frame (see templating.Frame).
 # Everything else it shows is fixed by `page_shape`.
-PAGE_SLOTS = ("code_html", "seed", "rate_links", "fresh_url", "again_url", "marks", "error_line",
+PAGE_SLOTS = ("code_html", "seed", "fresh_url", "again_url", "marks", "error_line",
               "correct", "total", "accepted", "run_ms", "run_where", "run_message", "run_stdout")
 
 
@@ -42,7 +42,7 @@ def page_context(drill: Drill, *, shown, result: Result | None, revealed: bool, 
         "static_code": static_code,
         "hint_groups": _hint_groups(drill),
         "seed": drill.seed if random else "",
-        "rate_links": Deferred(lambda: rate_links(drill, drill_url)) if random else "",
+        "drill_url": drill_url,
         "fresh_url": fresh_url if random else "",
         "again_url": drill_url(snippet.id, drill.rate, drill.seed, snippet.version) if random else "",
         **result_context(result),
@@ -78,18 +78,6 @@ def result_shape(result: Result | None) -> tuple | None:
 
 def _part_name(part: str) -> str:
     return {"code": _("代码"), "setup": _("准备代码"), "check": _("验证代码")}.get(part, part)
-
-
-def rate_links(drill: Drill, drill_url) -> Markup:
-    """The rate picker: a link per rate, same seed (built here: it is on every drill page)."""
-    snippet = drill.snippet
-    links = []
-    for rate in snippet.rates:
-        url = escape(drill_url(snippet.id, rate, drill.seed, snippet.version))
-        current = ' aria-current="true"' if rate == drill.rate else ""
-        links.append(f'<a href="{url}" hx-get="{url}" hx-target="#trainer" hx-swap="outerHTML" hx-push-url="true"'
-                     f' class="rate"{current}>{rate}%</a>')
-    return Markup("".join(links))
 
 
 def _hint_groups(drill: Drill) -> list[tuple[str, list[str]]]:
