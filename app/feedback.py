@@ -33,7 +33,7 @@ class Result:
     def states(self) -> list[str]:
         """Each blank's mark, in order: right, accepted (the check passed with it) or wrong."""
         passed = self.passed
-        return ["right" if v.correct else "accepted" if passed and v.given.strip() else "wrong" for v in self.verdicts]
+        return [_mark(v, passed) for v in self.verdicts]
 
     def hole_states(self) -> dict[str, HoleState]:
         return {v.key: HoleState(v.given, state, True) for v, state in zip(self.verdicts, self.states())}
@@ -41,9 +41,12 @@ class Result:
     def marks_json(self) -> str:
         """Marks for a page whose inputs already hold the answers: each blank that is not right,
         with the answer to reveal where it is wrong (a blank not listed is right)."""
-        return json.dumps({v.key: [state, v.expected] if state == "wrong" else [state]
-                           for v, state in zip(self.verdicts, self.states()) if state != "right"},
-                          ensure_ascii=False, separators=(",", ":"))
+        passed, marks = self.passed, {}
+        for v in self.verdicts:
+            if not v.correct:
+                state = _mark(v, passed)
+                marks[v.key] = [state, v.expected] if state == "wrong" else [state]
+        return json.dumps(marks, ensure_ascii=False, separators=(",", ":"))
 
     def as_json(self) -> dict:
         run, states = self.run, self.states()
@@ -55,6 +58,12 @@ class Result:
                 "status": run.status, "message": run.message, "part": run.part, "line": run.line,
                 "stdout": run.stdout, "seconds": round(run.seconds, 4)},
         }
+
+
+def _mark(verdict: BlankVerdict, passed: bool) -> str:
+    if verdict.correct:
+        return "right"
+    return "accepted" if passed and verdict.given.strip() else "wrong"
 
 
 def revealed_states(holes) -> dict[str, HoleState]:

@@ -1,7 +1,7 @@
 """Throughput and latency of a new-mask drill page and a token-scored submission, each beside a
 static page of the same size served by the same FastAPI app, in one run (wrk, one uvicorn worker).
 
-    python bench/web_bench.py [--seconds 10] [--connections 32]
+    python bench/web_bench.py [--seconds 5] [--rounds 3] [--connections 32]
 """
 import argparse
 import re
@@ -45,9 +45,24 @@ def wrk(url: str, script: str, seconds: int, connections: int) -> dict:
             "p50": ms("50"), "p99": ms("99"), "errors": int(errors.group(1)) if errors else 0}
 
 
+def median(values: list[float]) -> float:
+    return sorted(values)[len(values) // 2]
+
+
+def pair(run, static: str, target: str, rounds: int) -> tuple[list[dict], list[dict]]:
+    """Static twin and target in alternating rounds, so drift of the machine hits both alike."""
+    run(target, warmup=True)  # fill the caches a running server has
+    statics, targets = [], []
+    for _ in range(rounds):
+        statics.append(run(static))
+        targets.append(run(target))
+    return statics, targets
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--seconds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--connections", type=int, default=32)
     args = parser.parse_args()
     port = 8799
@@ -63,20 +78,25 @@ def main() -> None:
                 time.sleep(0.2)
         from bench.web_app import BODIES, LEARNER
         bodies = ", ".join(f'"{b}"' for b in BODIES)  # urlencoded: no quotes or backslashes
-        run = lambda script: wrk(base, script, args.seconds, args.connections)  # noqa: E731
-        static_get = run('wrk.path = "/bench/static"')
-        page = run(NEW_MASK)
-        static_post = run(SUBMIT.format(bodies=bodies, learner=LEARNER, path="/bench/static"))
-        scored = run(SUBMIT.format(bodies=bodies, learner=LEARNER, path="/s/mlm-flash-forward/drill"))
+
+        def run(script: str, warmup: bool = False) -> dict:
+            return wrk(base, script, 2 if warmup else args.seconds, args.connections)
+        pages = pair(run, 'wrk.path = "/bench/static"', NEW_MASK, args.rounds)
+        scored = pair(run, SUBMIT.format(bodies=bodies, learner=LEARNER, path="/bench/static"),
+                      SUBMIT.format(bodies=bodies, learner=LEARNER, path="/s/mlm-flash-forward/drill"), args.rounds)
     finally:
         server.terminate()
         server.wait()
-    print("| case | req/s | p50 ms | p99 ms | non-2xx | vs static |\n|---|---|---|---|---|---|")
-    for name, r, static in (("static page (GET), same size as (a)", static_get, static_get),
-                            ("(a) drill page, new mask", page, static_get),
-                            ("static page (POST, same body), same size as (b)", static_post, static_post),
-                            ("(b) token-scored submission (htmx)", scored, static_post)):
-        print(f"| {name} | {r['rps']:.0f} | {r['p50']:.1f} | {r['p99']:.1f} | {r['errors']} | {r['rps'] / static['rps']:.0%} |")
+    print(f"{args.rounds} alternating rounds of {args.seconds} s each; medians over the rounds\n")
+    print("| case | req/s | p50 ms | p99 ms | non-2xx | vs static (each round) |\n|---|---|---|---|---|---|")
+    for names, (statics, targets) in ((("static page (GET), same size as (a)", "(a) drill page, new mask"), pages),
+                                      (("static page (POST, same body), same size as (b)",
+                                        "(b) token-scored submission (htmx)"), scored)):
+        ratios = [t["rps"] / s["rps"] for s, t in zip(statics, targets)]
+        for name, runs, vs in ((names[0], statics, "100%"),
+                               (names[1], targets, f"{median(ratios):.0%} ({', '.join(f'{r:.0%}' for r in ratios)})")):
+            print(f"| {name} | {median([r['rps'] for r in runs]):.0f} | {median([r['p50'] for r in runs]):.1f} |"
+                  f" {median([r['p99'] for r in runs]):.1f} | {sum(r['errors'] for r in runs)} | {vs} |")
 
 
 if __name__ == "__main__":

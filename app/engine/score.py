@@ -1,4 +1,5 @@
 """Scoring blanks by token match, and splicing answers back into code for execution."""
+from functools import lru_cache
 from typing import NamedTuple
 
 from .tokens import token_sequence
@@ -33,9 +34,16 @@ def is_match(given: str, expected: str) -> bool:
     text = given.strip()
     if text == expected:  # the same text is the same tokens
         return True
-    if _TOKENIZER_ONLY.isdisjoint(text) and _TOKENIZER_ONLY.isdisjoint(expected) and _squeezed(text) != _squeezed(expected):
+    plain, squeezed = _shape(expected)
+    if plain and _TOKENIZER_ONLY.isdisjoint(text) and _squeezed(text) != squeezed:
         return False  # elsewhere tokens cover every non-blank character, so these tokens differ too
     return token_sequence(given) == token_sequence(expected)
+
+
+@lru_cache(maxsize=8192)
+def _shape(expected: str) -> tuple[bool, str]:
+    """Whether an answer needs no tokenizer to tell it apart, and its non-blank characters."""
+    return _TOKENIZER_ONLY.isdisjoint(expected), _squeezed(expected)
 
 
 def _squeezed(text: str) -> str:

@@ -1,7 +1,7 @@
 """What the snippet page template and JSON clients are given."""
 from functools import lru_cache
 
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from ..engine.render import render_code
 from ..feedback import Result
@@ -22,7 +22,7 @@ def static_code(code: str) -> Markup:
 
 
 # What the snippet page prints per request: slots of its cached frame (see templating.Frame).
-# Everything else it shows is fixed by `page_shape`.
+# Everything else it shows is fixed by its frame key (see routes.trainer.snippet_page).
 PAGE_SLOTS = ("code_html", "seed", "fresh_url", "again_url", "marks", "error_line",
               "correct", "total", "accepted", "run_ms", "run_where", "run_message", "run_stdout")
 
