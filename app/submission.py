@@ -1,7 +1,7 @@
 """Reading a submitted form (or JSON) into answers, with a clear message for each way it can be wrong."""
 import json
 import re
-from urllib.parse import unquote_plus
+from urllib.parse import unquote_plus, unquote_to_bytes
 
 from fastapi import Request
 
@@ -34,7 +34,7 @@ def form_fields(text: str, max_fields: int = 2000) -> dict[str, str]:
     if text.count("=") == len(pairs) and "%26" not in text:
         # One raw `=` per pair and no value that decodes to `&`: the body decodes in one call
         # (a drill posts dozens of fields, most of them encoded punctuation).
-        items = unquote_plus(text.replace("=", "&"), errors="strict").split("&")
+        items = unquote_to_bytes(text.replace("=", "&").replace("+", " ")).decode("utf-8").split("&")
         return {key: value for key, value in zip(items[::2], items[1::2]) if key}
     out = {}
     for pair in pairs:
