@@ -179,7 +179,7 @@ def render_code(code: str, holes: list[Hole], shown: dict[str, HoleState] | None
     for start, end, parts in _pieces(code, _cuts(code, holes)):
         if start in starts:
             hole = starts[start]
-            lines[-1].append(_input(hole, shown.get(hole.key, HoleState())))
+            lines[-1].append(_input(hole, shown.get(hole.key, BLANK)))
             inside_until = hole.end
         if start < inside_until:
             continue

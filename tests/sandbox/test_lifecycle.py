@@ -27,54 +27,53 @@ async def _started(**kwargs) -> Sandbox:
     return sandbox
 
 
-def test_busy_at_once_when_workers_and_queue_are_full():
-    async def scenario():
-        sandbox = await _started(workers=1, queue=1)
+def _with_sandbox(scenario, **kwargs):
+    """Run `scenario(sandbox)` on a freshly started sandbox, closed afterwards whatever happens."""
+    async def main():
+        sandbox = await _started(**kwargs)
         try:
-            slow = job("import time\ntime.sleep(0.5)")
-            running = asyncio.ensure_future(sandbox.run(slow))
-            queued = asyncio.ensure_future(sandbox.run(slow))
-            await asyncio.sleep(0.05)
-            began = time.monotonic()
-            with pytest.raises(SandboxBusy):
-                await sandbox.run(PASSING)
-            assert time.monotonic() - began < 0.05
-            assert [v.status for v in await asyncio.gather(running, queued)] == ["passed", "passed"]
-            assert (await sandbox.run(PASSING)).status == "passed"  # capacity is back
+            return await scenario(sandbox)
         finally:
             await sandbox.close()
-    asyncio.run(scenario())
+    return asyncio.run(main())
+
+
+def test_busy_at_once_when_workers_and_queue_are_full():
+    async def scenario(sandbox):
+        slow = job("import time\ntime.sleep(0.5)")
+        running = asyncio.ensure_future(sandbox.run(slow))
+        queued = asyncio.ensure_future(sandbox.run(slow))
+        await asyncio.sleep(0.05)
+        began = time.monotonic()
+        with pytest.raises(SandboxBusy):
+            await sandbox.run(PASSING)
+        assert time.monotonic() - began < 0.05
+        assert [v.status for v in await asyncio.gather(running, queued)] == ["passed", "passed"]
+        assert (await sandbox.run(PASSING)).status == "passed"  # capacity is back
+    _with_sandbox(scenario, workers=1, queue=1)
 
 
 def test_restarted_after_the_fork_server_is_killed():
-    async def scenario():
-        sandbox = await _started(workers=2)
-        try:
-            first = (await sandbox.status())["server_pid"]
-            os.kill(first, signal.SIGKILL)
-            await asyncio.sleep(0.1)
-            assert (await sandbox.run(PASSING)).status == "passed"
-            assert (await sandbox.status())["server_pid"] != first
-            assert sandbox.protections()
-        finally:
-            await sandbox.close()
-    asyncio.run(scenario())
+    async def scenario(sandbox):
+        first = (await sandbox.status())["server_pid"]
+        os.kill(first, signal.SIGKILL)
+        await asyncio.sleep(0.1)
+        assert (await sandbox.run(PASSING)).status == "passed"
+        assert (await sandbox.status())["server_pid"] != first
+        assert sandbox.protections()
+    _with_sandbox(scenario, workers=2)
 
 
 def test_job_retried_once_when_the_server_dies_under_it():
-    async def scenario():
-        sandbox = await _started(workers=2)
-        try:
-            status = await sandbox.status()
-            slow = asyncio.ensure_future(sandbox.run(job("import time\ntime.sleep(0.3)\nprint('done')")))
-            await asyncio.sleep(0.1)
-            os.kill(status["zygote_pid"], signal.SIGKILL)  # the server follows its zygote
-            verdict = await slow
-            assert (verdict.status, verdict.stdout) == ("passed", "done\n")
-            assert not _alive(status["server_pid"]) and not _alive(status["zygote_pid"])
-        finally:
-            await sandbox.close()
-    asyncio.run(scenario())
+    async def scenario(sandbox):
+        status = await sandbox.status()
+        slow = asyncio.ensure_future(sandbox.run(job("import time\ntime.sleep(0.3)\nprint('done')")))
+        await asyncio.sleep(0.1)
+        os.kill(status["zygote_pid"], signal.SIGKILL)  # the server follows its zygote
+        verdict = await slow
+        assert (verdict.status, verdict.stdout) == ("passed", "done\n")
+        assert not _alive(status["server_pid"]) and not _alive(status["zygote_pid"])
+    _with_sandbox(scenario, workers=2)
 
 
 def test_unavailable_when_the_server_cannot_start(tmp_path):
@@ -105,17 +104,13 @@ def test_close_ends_the_server_and_every_job():
 
 
 def test_a_cancelled_run_stops_its_job():
-    async def scenario():
-        sandbox = await _started(workers=1, queue=4)
-        try:
-            abandoned = asyncio.ensure_future(sandbox.run(job("import time\ntime.sleep(30)")))
-            await asyncio.sleep(0.3)
-            abandoned.cancel()
-            began = time.monotonic()
-            assert (await sandbox.run(PASSING)).status == "passed"  # not stuck behind it
-            assert time.monotonic() - began < 1.5
-            status = await sandbox.status()
-            assert status["running"] == 0 and status["pending"] == 0
-        finally:
-            await sandbox.close()
-    asyncio.run(scenario())
+    async def scenario(sandbox):
+        abandoned = asyncio.ensure_future(sandbox.run(job("import time\ntime.sleep(30)")))
+        await asyncio.sleep(0.3)
+        abandoned.cancel()
+        began = time.monotonic()
+        assert (await sandbox.run(PASSING)).status == "passed"  # not stuck behind it
+        assert time.monotonic() - began < 1.5
+        status = await sandbox.status()
+        assert status["running"] == 0 and status["pending"] == 0
+    _with_sandbox(scenario, workers=1, queue=4)
