@@ -12,6 +12,7 @@ class Result:
     run: object | None = None  # sandbox Verdict, when the code was executed
     attempt_id: int | None = None
     responses: dict[int, str] = field(default_factory=dict)
+    saved: bool = True  # False: scored, but the database did not keep the attempt
 
     @property
     def correct(self) -> int:
@@ -51,7 +52,7 @@ class Result:
     def as_json(self) -> dict:
         run, states = self.run, self.states()
         return {
-            "correct": self.correct, "total": self.total, "attempt": self.attempt_id,
+            "correct": self.correct, "total": self.total, "attempt": self.attempt_id, "saved": self.saved,
             "blanks": [{"key": v.key, "given": v.given, "expected": v.expected,
                         "state": state} for v, state in zip(self.verdicts, states)],
             "run": None if run is None else {

@@ -11,10 +11,10 @@ from . import i18n
 from .assets import head_tags
 from .markdown import pygments_css
 from .auth import TeacherAuth
-from .catalog import Catalog
+from .catalog import Catalog, import_files
+from .db.snippet_rows import SnippetRows
 from .execution import status_label
 from .routes import api, attempts, errors, health, home, teach, trainer
-from .store import SnippetIndex
 from .strength_jobs import StrengthJobs
 from .settings import PROJECT_DIR, Settings
 from .snippets.errors import SnippetInvalid
@@ -55,7 +55,6 @@ async def lifespan(app: FastAPI):
         gc.set_threshold(*thresholds)
         gc.unfreeze()
         await app.state.strength_jobs.close()
-        app.state.store.writer.flush()
         if sandbox is not None:
             await sandbox.close()
 
@@ -64,14 +63,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     i18n.set_language(settings.language)
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    library = SnippetLibrary(settings.data_dir / "versions")
+    store = Store(settings.sqlalchemy_url)
+    rows = SnippetRows(store.engine)
+    import_files(settings.data_dir, rows)
+    library = SnippetLibrary(rows)
     library.load_dir(settings.snippets_dir)
 
     app = FastAPI(title="codecloze", lifespan=lifespan)
     app.state.settings = settings
     app.state.library = library
-    app.state.store = store = Store(settings.sqlalchemy_url)
-    app.state.catalog = Catalog(settings.data_dir / "snippets", SnippetIndex(store), library)
+    app.state.store = store
+    app.state.catalog = Catalog(rows, library)
     app.state.catalog.load()
     app.state.auth = TeacherAuth(settings)
     app.state.strength_jobs = StrengthJobs()

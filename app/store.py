@@ -1,49 +1,21 @@
-"""Persistence: attempts and their per-blank results, through SQLAlchemy (SQLite by default)."""
+"""Persistence: attempts and their per-blank results, through SQLAlchemy (SQLite by default).
+
+A write that a response confirms is committed first: `record_attempt` returns once the
+group commit that holds the attempt is done, and raises NotStored when it is not.
+"""
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from sqlalchemy import (JSON, BigInteger, Boolean, Column, DateTime, Integer, MetaData, String, Table, Text,
-                        create_engine, delete, event, insert, select, update)
+from sqlalchemy import Engine, create_engine, event, insert, select, update
+from sqlalchemy.exc import DBAPIError, OperationalError
 
-from .writer import BatchWriter
-
-metadata = MetaData()
-
-attempts = Table(
-    "attempts", metadata,
-    Column("id", BigInteger, primary_key=True, autoincrement=False),  # random, chosen before writing
-    Column("learner", String(64), nullable=False, index=True),
-    Column("snippet_id", String(64), nullable=False, index=True),
-    Column("version", String(12), nullable=False),
-    Column("mode", String(8), nullable=False),
-    Column("rate", Integer),
-    Column("seed", Integer),
-    Column("correct", Integer, nullable=False),
-    Column("total", Integer, nullable=False),
-    Column("outcome", String(16)),  # sandbox verdict status, or NULL when not run
-    Column("results", JSON, nullable=False),  # {blank key: matched}, for per-span statistics
-    Column("created_at", DateTime(timezone=True), nullable=False),
-)
-
-
-responses = Table(
-    "responses", metadata,
-    Column("attempt_id", BigInteger, nullable=False, index=True),
-    Column("question", Integer, nullable=False),
-    Column("text", Text, nullable=False),
-    Column("rating", String(8)),  # again | hard | good | easy, the learner's own
-)
-
-snippets = Table(
-    "snippets", metadata,  # uploaded snippets; their text lives in files under the data dir
-    Column("id", String(64), primary_key=True),
-    Column("version", String(12), nullable=False),
-    Column("published", Boolean, nullable=False, default=False),
-    Column("updated_at", DateTime(timezone=True), nullable=False),
-)
+from .db import migrate
+from .db.commit import GroupCommit, NotStored
+from .db.tables import attempts, metadata, responses, snippet_versions, snippets  # noqa: F401 (re-exported)
 
 RATINGS = ("again", "hard", "good", "easy")
+ID_MAX = 2**63 - 1  # ids are random positive BIGINTs
 
 
 @dataclass(frozen=True)
@@ -61,16 +33,18 @@ class AttemptRecord:
 
 class Store:
     def __init__(self, url: str):
-        self.engine = create_engine(url)
-        if url.startswith("sqlite"):
-            event.listen(self.engine, "connect", _sqlite_pragmas)
-        metadata.create_all(self.engine)
-        self.writer = BatchWriter(self._write_attempts)
+        self.engine = make_engine(url)
+        migrate.upgrade(self.engine)
+        self.writer = GroupCommit(self._write_attempts, is_outage=is_outage)
 
-    def record_attempt(self, record: AttemptRecord) -> int:
-        """The attempt's id at once; the row follows within a fraction of a second."""
-        attempt_id = secrets.randbelow(2**63 - 1) + 1
-        self.writer.add((attempt_id, record, datetime.now(timezone.utc)))
+    @property
+    def healthy(self) -> bool:
+        return self.writer.healthy
+
+    async def record_attempt(self, record: AttemptRecord) -> int:
+        """The attempt's id, once its row is committed; NotStored if the database refused it."""
+        attempt_id = secrets.randbelow(ID_MAX) + 1
+        await self.writer.write((attempt_id, record, datetime.now(timezone.utc)))
         return attempt_id
 
     def _write_attempts(self, batch: list) -> None:
@@ -89,7 +63,8 @@ class Store:
 
     def rate_response(self, attempt_id: int, learner: str, question: int, rating: str) -> bool:
         """Store the learner's own rating of a short answer; False if that answer is not theirs."""
-        self.writer.flush()
+        if not 0 < attempt_id <= ID_MAX:
+            return False
         with self.engine.begin() as db:
             owner = db.execute(select(attempts.c.learner).where(attempts.c.id == attempt_id)).scalar()
             if owner != learner:
@@ -99,7 +74,6 @@ class Store:
             return done.rowcount == 1
 
     def attempts_of(self, learner: str, snippet_id: str | None = None, limit: int = 50) -> list[dict]:
-        self.writer.flush()
         query = select(attempts).where(attempts.c.learner == learner)
         if snippet_id:
             query = query.where(attempts.c.snippet_id == snippet_id)
@@ -109,7 +83,6 @@ class Store:
 
     def misses(self, learner: str, snippet_id: str, version: str, limit: int = 200) -> dict[str, int]:
         """How often this learner got each blank key wrong in recent attempts on this version."""
-        self.writer.flush()
         query = (select(attempts.c.results).where(attempts.c.learner == learner, attempts.c.snippet_id == snippet_id,
                                                   attempts.c.version == version)
                  .order_by(attempts.c.created_at.desc()).limit(limit))
@@ -122,41 +95,28 @@ class Store:
         return counts
 
     def responses_of(self, attempt_id: int) -> list[dict]:
-        self.writer.flush()
         with self.engine.connect() as db:
             rows = db.execute(select(responses).where(responses.c.attempt_id == attempt_id)
                               .order_by(responses.c.question))
             return [dict(r._mapping) for r in rows]
 
 
-class SnippetIndex:
-    """Which uploaded snippets exist, at which version, and whether learners see them."""
+def make_engine(url: str) -> Engine:
+    engine = create_engine(url, pool_pre_ping=not url.startswith("sqlite"))
+    if url.startswith("sqlite"):
+        event.listen(engine, "connect", _sqlite_pragmas)
+    return engine
 
-    def __init__(self, store: Store):
-        self.engine = store.engine
 
-    def published(self) -> dict[str, bool]:
-        with self.engine.connect() as db:
-            return {r.id: r.published for r in db.execute(select(snippets.c.id, snippets.c.published))}
-
-    def upsert(self, snippet_id: str, version: str, published: bool) -> None:
-        now = datetime.now(timezone.utc)
-        with self.engine.begin() as db:
-            if db.execute(select(snippets.c.id).where(snippets.c.id == snippet_id)).first():
-                db.execute(update(snippets).where(snippets.c.id == snippet_id).values(
-                    version=version, published=published, updated_at=now))
-            else:
-                db.execute(insert(snippets).values(id=snippet_id, version=version, published=published,
-                                                   updated_at=now))
-
-    def remove(self, snippet_id: str) -> None:
-        with self.engine.begin() as db:
-            db.execute(delete(snippets).where(snippets.c.id == snippet_id))
+def is_outage(err: Exception) -> bool:
+    """The database as a whole failed (locked, read-only, gone), not one row's content."""
+    return isinstance(err, OperationalError) or (isinstance(err, DBAPIError) and err.connection_invalidated)
 
 
 def _sqlite_pragmas(conn, _record) -> None:
     cursor = conn.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA synchronous=NORMAL")  # WAL keeps it consistent; fsync per checkpoint
+    # FULL: a commit is on disk before the response that confirms it (group commit keeps it cheap).
+    cursor.execute("PRAGMA synchronous=FULL")
     cursor.execute("PRAGMA busy_timeout=5000")
     cursor.close()

@@ -23,7 +23,7 @@ from app.trainer import random_drill  # noqa: E402
 
 
 def form(seed: int) -> dict:
-    library = SnippetLibrary(Path(tempfile.mkdtemp()))
+    library = SnippetLibrary()
     library.load_dir(ROOT / "snippets")
     snippet = library.get("mlm-online-softmax")
     drill = random_drill(snippet, 20, seed)

@@ -39,3 +39,10 @@ def csrf(client) -> str:
 
 def upload(client, token: str, text: str, snippet_id: str = "square", **extra):
     return client.post("/teach/new", data={"csrf": token, "id": snippet_id, "text": text, **extra})
+
+
+def stored_text(app, snippet_id: str = "square") -> str | None:
+    """The current text of an uploaded snippet as the database holds it (None: not uploaded)."""
+    rows = app.state.catalog.rows
+    current = rows.index().get(snippet_id)
+    return rows.source(snippet_id, current[0]) if current else None

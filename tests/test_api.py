@@ -1,13 +1,7 @@
-"""The JSON API for teachers, and saves that survive being killed halfway."""
-import subprocess
-import sys
-import textwrap
-
+"""The JSON API for teachers."""
 import pytest
-from fastapi.testclient import TestClient
 
-from app.main import create_app
-from app.settings import PROJECT_DIR, Settings
+from app.settings import Settings
 from tests.teach_helpers import TOKEN, snippet_text
 
 BEARER = {"authorization": f"Bearer {TOKEN}"}
@@ -61,26 +55,3 @@ def test_openapi_documents_the_teacher_api(client):
     paths = client.get("/openapi.json").json()["paths"]
     assert {"/api/snippets", "/api/snippets/{snippet_id}", "/api/snippets/{snippet_id}/file",
             "/api/snippets/{snippet_id}/publish", "/api/snippets/{snippet_id}/strength"} <= set(paths)
-
-
-KILL_MID_SAVE = textwrap.dedent("""
-    import os, signal, sys
-    from pathlib import Path
-    from app.snippets import files
-    real_fsync = os.fsync
-    def die(fd):
-        os.kill(os.getpid(), signal.SIGKILL)   # the power goes out between write and rename
-    os.fsync = die
-    files.write_atomic(Path(sys.argv[1]), sys.argv[2])
-""")
-
-
-def test_a_save_killed_halfway_leaves_the_previous_version(client, settings):
-    assert put(client, snippet_text("Version 1")).status_code == 201
-    target = settings.data_dir / "snippets" / "square.md"
-    done = subprocess.run([sys.executable, "-c", KILL_MID_SAVE, str(target), snippet_text("Version 2") * 50],
-                          cwd=PROJECT_DIR, capture_output=True)
-    assert done.returncode == -9
-    assert target.read_text() == snippet_text("Version 1")
-    with TestClient(create_app(settings)) as restarted:
-        assert restarted.app.state.library.get("square").title == "Version 1"

@@ -13,7 +13,7 @@ from app.trainer import random_drill
 
 
 def bundled():
-    library = SnippetLibrary(Path("/tmp/codecloze-test-archive"))
+    library = SnippetLibrary()
     library.load_dir(PROJECT_DIR / "snippets")
     return library.all()
 

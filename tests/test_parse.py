@@ -124,11 +124,14 @@ def test_start_up_fails_on_a_malformed_file_with_path_and_line(snippets_dir: Pat
 
 
 def test_earlier_versions_come_back_from_the_archive(tmp_path: Path):
-    first = SnippetLibrary(tmp_path)
+    from app.db.snippet_rows import SnippetRows
+    from app.store import Store
+    url = f"sqlite:///{tmp_path / 'db.sqlite'}"
+    first = SnippetLibrary(SnippetRows(Store(url).engine))
     old = parse_snippet(GOOD, "t")
     first.add(old)
     first.add(parse_snippet(GOOD.replace("summary: S", "summary: S2"), "t"))
-    restarted = SnippetLibrary(tmp_path)
+    restarted = SnippetLibrary(SnippetRows(Store(url).engine))
     restarted.add(parse_snippet(GOOD.replace("summary: S", "summary: S3"), "t"))
     assert restarted.get("t", old.version).summary == "S"
     assert restarted.get("t").summary == "S3"
@@ -137,7 +140,7 @@ def test_earlier_versions_come_back_from_the_archive(tmp_path: Path):
 
 
 def test_bundled_snippets_all_parse():
-    library = SnippetLibrary(Path("/nonexistent-archive-unused"))
+    library = SnippetLibrary()
     library._current = {}
     from app.settings import PROJECT_DIR
     ids = sorted(p.stem for p in (PROJECT_DIR / "snippets").glob("[!_]*.md"))

@@ -34,7 +34,7 @@ print(json.dumps(codes))
 
 
 def snippets():
-    library = SnippetLibrary(Path("/tmp/codecloze-test-archive"))
+    library = SnippetLibrary()
     library.load_dir(PROJECT_DIR / "snippets")
     return library.all()
 

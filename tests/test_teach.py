@@ -4,7 +4,7 @@ from fastapi.testclient import TestClient
 
 from app.main import create_app
 from app.settings import Settings
-from tests.teach_helpers import TOKEN, login, snippet_text, upload
+from tests.teach_helpers import TOKEN, login, snippet_text, stored_text, upload
 
 
 @pytest.fixture
@@ -62,7 +62,7 @@ def test_upload_saves_a_draft_that_only_teachers_see_until_published(client, set
     token = login(client)
     response = upload(client, token, snippet_text())
     assert response.status_code == 200 and "已保存" in response.text and "草稿" in response.text
-    assert (settings.data_dir / "snippets" / "square.md").read_text() == snippet_text()
+    assert stored_text(client.app) == snippet_text()
     assert "预览：这个片段尚未发布" in client.get("/s/square").text
     learner = TestClient(client.app)
     assert learner.get("/s/square").status_code == 404 and "Square" not in learner.get("/").text
@@ -87,7 +87,7 @@ def test_a_rejected_upload_lists_every_problem_and_keeps_the_text(client, settin
     assert response.status_code == 422
     assert "&#39;level&#39; 必须是" in response.text and "挖空标记格式不对" in response.text
     assert "{{c1::x * x" in response.text  # the teacher's text, back in the form
-    assert not (settings.data_dir / "snippets" / "square.md").exists()
+    assert stored_text(client.app) is None
 
 
 @pytest.mark.parametrize("case, words", [
@@ -148,7 +148,7 @@ def test_csrf_is_required(client, settings):
     login(client)
     response = upload(client, "wrong", snippet_text())
     assert response.status_code == 403 and "CSRF" in response.text
-    assert not (settings.data_dir / "snippets" / "square.md").exists()
+    assert stored_text(client.app) is None
     assert client.post("/teach/snippets/square/publish", data={}).status_code == 403
 
 
@@ -185,7 +185,7 @@ def test_delete_needs_confirmation(client, settings):
     assert client.app.state.library.get("square") is not None
     client.post("/teach/snippets/square/delete", data={"csrf": token, "confirm": "square"})
     assert client.app.state.library.get("square") is None
-    assert not (settings.data_dir / "snippets" / "square.md").exists()
+    assert stored_text(client.app) is None
 
 
 def test_download_is_byte_identical(client):

@@ -4,7 +4,7 @@ from fastapi.testclient import TestClient
 
 from app.main import create_app
 from app.settings import Settings
-from tests.teach_helpers import TOKEN, login, snippet_text, upload
+from tests.teach_helpers import TOKEN, login, snippet_text, stored_text, upload
 
 
 @pytest.fixture(scope="module")
@@ -19,20 +19,20 @@ def test_passing_reference_is_saved_with_its_verdict_and_time(teacher):
     client, token, data = teacher
     html = upload(client, token, snippet_text(), "passes").text
     assert "已保存" in html and "验证通过" in html and " ms" in html
-    assert (data / "snippets" / "passes.md").exists()
+    assert stored_text(client.app, "passes") == snippet_text()
 
 
 def test_reference_failing_its_check_is_not_saved(teacher):
     client, token, data = teacher
     response = upload(client, token, snippet_text(check='assert square(3) == 10, "要 10"'), "fails")
     assert response.status_code == 422 and "参考代码没有通过自己的检查" in response.text and "要 10" in response.text
-    assert not (data / "snippets" / "fails.md").exists()
+    assert stored_text(client.app, "fails") is None
 
 
 def test_check_that_never_terminates_is_not_saved_and_the_server_carries_on(teacher):
     client, token, data = teacher
     response = upload(client, token, snippet_text(check="while True:\n    pass"), "endless")
     assert response.status_code == 422 and "没有在时限内运行完" in response.text
-    assert not (data / "snippets" / "endless.md").exists()
+    assert stored_text(client.app, "endless") is None
     assert client.get("/healthz").json()["status"] == "ok"
     assert "已保存" in upload(client, token, snippet_text(), "after-endless").text

@@ -10,6 +10,7 @@ from ..errors import UserError
 from ..execution import execute
 from ..feedback import Result, revealed_states
 from ..i18n import _
+from ..db.commit import NotStored
 from ..store import AttemptRecord
 from ..submission import answers_for, read_fields
 from ..templating import Frame, render
@@ -106,12 +107,15 @@ async def _grade(request: Request, drill: Drill, fields: dict[str, str]) -> Resp
     code = splice(drill.snippet.code, list(drill.holes), answers) if sandbox else ""  # only run code is needed
     run = await execute(sandbox, drill.snippet, code)
     learner = deps.learner_id(request)
-    attempt_id = deps.store(request).record_attempt(AttemptRecord(
-        learner, drill.snippet.id, drill.snippet.version, drill.mode, drill.rate, drill.seed,
-        {v.key: v.correct for v in verdicts}, getattr(run, "status", None), responses))
-    result = Result(tuple(verdicts), run, attempt_id, responses)
+    record = AttemptRecord(learner, drill.snippet.id, drill.snippet.version, drill.mode, drill.rate, drill.seed,
+                           {v.key: v.correct for v in verdicts}, getattr(run, "status", None), responses)
+    try:
+        attempt_id, saved = await deps.store(request).record_attempt(record), True
+    except NotStored:
+        attempt_id, saved = None, False  # scored, shown, and said so: nothing pretends it was kept
+    result = Result(tuple(verdicts), run, attempt_id, responses, saved)
     # htmx swaps in the outcome only: the inputs on the page already hold these answers
-    response = _show(request, drill, result=result, block="outcome")
+    response = _show(request, drill, result=result, block="outcome", status=200 if saved else 503)
     return deps.remember_learner(response, learner)
 
 
@@ -125,10 +129,10 @@ def _responses(drill: Drill, fields: dict[str, str], limit: int) -> dict[int, st
 
 
 def _show(request: Request, drill: Drill, *, shown=None, result: Result | None = None,
-          revealed: bool = False, block: str = "trainer") -> Response:
+          revealed: bool = False, block: str = "trainer", status: int = 200) -> Response:
     context, frame = snippet_page(request, drill, shown=shown, result=result, revealed=revealed)
     return render(request, "snippet.html", context, block=block, data=lambda: drill_json(drill, result),
-                  frame=frame)
+                  frame=frame, status=status)
 
 
 def snippet_page(request: Request, drill: Drill, *, shown=None, result: Result | None = None,

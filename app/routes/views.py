@@ -40,6 +40,7 @@ def page_context(drill: Drill, *, shown, result: Result | None, revealed: bool, 
         "revealed": revealed,
         "markdown": markdown_html,
         "static_code": static_code,
+        "not_saved_message": not_saved_message,
         "hint_groups": _hint_groups(drill),
         "seed": drill.seed if random else "",
         "drill_url": drill_url,
@@ -73,7 +74,8 @@ def result_shape(result: Result | None) -> tuple | None:
     run = result and result.run
     if result is None:
         return None
-    return (result.accepted > 0, run and run.status, bool(run and run.message), bool(run and run.stdout))
+    return (result.accepted > 0, run and run.status, bool(run and run.message), bool(run and run.stdout),
+            result.saved)
 
 
 def _part_name(part: str) -> str:
@@ -102,4 +104,10 @@ def drill_json(drill: Drill, result: Result | None) -> dict:
     }
     if result is not None:
         data["result"] = result.as_json()
+        if not result.saved:
+            data["error"] = not_saved_message()
     return data
+
+
+def not_saved_message() -> str:
+    return _("你的答案已评分（结果见下），但没能保存：数据库暂时无法写入。请稍后再提交一次，以便记入你的进度。")

@@ -1,11 +1,12 @@
 """Every snippet the server knows: the current version of each, and every version ever served."""
 from pathlib import Path
+from typing import Protocol
 
 import yaml
 
 from .errors import SnippetInvalid
 from .frontmatter import split_front_matter
-from .files import decode, write_atomic
+from .files import decode
 from .model import Snippet
 from .parse import SNIPPET_ID, parse_snippet
 
@@ -19,12 +20,19 @@ def home_page(text: str) -> tuple[str, str]:
     return str(meta.get("title", "codecloze")) if isinstance(meta, dict) else "codecloze", split[1].strip()
 
 
+class Archive(Protocol):
+    """Where every version ever served is kept (the database)."""
+    def source(self, snippet_id: str, version: str) -> str | None: ...
+    def keep_version(self, snippet_id: str, version: str, source: str) -> None: ...
+
+
 class SnippetLibrary:
     """Current snippets by id; older versions come back from an archive keyed by content hash,
-    so attempts and shared mask URLs keep scoring against the version they were made on."""
+    so attempts and shared mask URLs keep scoring against the version they were made on.
+    Without an archive (tools, tests) only the versions seen by this process are known."""
 
-    def __init__(self, archive_dir: Path):
-        self.archive_dir = archive_dir
+    def __init__(self, archive: Archive | None = None):
+        self.archive = archive
         self._current: dict[str, Snippet] = {}
         self._versions: dict[tuple[str, str], Snippet] = {}
         self._hidden: set[str] = set()  # unpublished drafts: teachers only
@@ -40,12 +48,12 @@ class SnippetLibrary:
             elif not path.name.startswith("_"):
                 self.add(parse_snippet(text, path.stem, str(path)))
 
-    def add(self, snippet: Snippet) -> None:
+    def add(self, snippet: Snippet, *, archived: bool = False) -> None:
+        """Serve `snippet` as current; `archived` when its version is in the archive already."""
+        if self.archive is not None and not archived:
+            self.archive.keep_version(snippet.id, snippet.version, snippet.source)
         self._current[snippet.id] = snippet
         self._versions[snippet.id, snippet.version] = snippet
-        archived = self._archive_path(snippet.id, snippet.version)
-        if not archived.exists():
-            write_atomic(archived, snippet.source)
 
     def remove(self, snippet_id: str) -> None:
         self._current.pop(snippet_id, None)
@@ -70,16 +78,15 @@ class SnippetLibrary:
             return self._versions[snippet_id, version]
         return self._from_archive(snippet_id, version)
 
-    def _archive_path(self, snippet_id: str, version: str) -> Path:
-        return self.archive_dir / snippet_id / f"{version}.md"
-
     def _from_archive(self, snippet_id: str, version: str) -> Snippet | None:
-        if not (SNIPPET_ID.match(snippet_id) and version.isalnum() and len(version) == 12):
+        if self.archive is None or not (SNIPPET_ID.match(snippet_id) and version.isalnum() and len(version) == 12):
             return None
-        path = self._archive_path(snippet_id, version)
+        source = self.archive.source(snippet_id, version)
         try:
-            snippet = parse_snippet(path.read_bytes().decode("utf-8"), snippet_id, str(path))
-        except (OSError, SnippetInvalid):
+            snippet = parse_snippet(source, snippet_id, f"{snippet_id}@{version}") if source else None
+        except SnippetInvalid:
+            return None
+        if snippet is None:
             return None
         self._versions[snippet_id, version] = snippet
         return snippet

@@ -1,0 +1,46 @@
+"""The tables, as the code reads and writes them (the migrations create them)."""
+from sqlalchemy import (JSON, BigInteger, Boolean, Column, DateTime, Integer, MetaData, String, Table, Text,
+                        UniqueConstraint)
+
+metadata = MetaData()
+
+attempts = Table(
+    "attempts", metadata,
+    Column("id", BigInteger, primary_key=True, autoincrement=False),  # random, chosen before writing
+    Column("learner", String(64), nullable=False, index=True),
+    Column("snippet_id", String(64), nullable=False, index=True),
+    Column("version", String(12), nullable=False),
+    Column("mode", String(8), nullable=False),
+    Column("rate", Integer),
+    Column("seed", BigInteger),
+    Column("correct", Integer, nullable=False),
+    Column("total", Integer, nullable=False),
+    Column("outcome", String(16)),  # sandbox verdict status, or NULL when not run
+    Column("results", JSON, nullable=False),  # {blank key: matched}, for per-span statistics
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+responses = Table(
+    "responses", metadata,
+    Column("attempt_id", BigInteger, nullable=False, index=True),
+    Column("question", Integer, nullable=False),
+    Column("text", Text, nullable=False),
+    Column("rating", String(8)),  # again | hard | good | easy, the learner's own
+)
+
+snippets = Table(
+    "snippets", metadata,  # uploaded snippets: the current version and whether learners see it
+    Column("id", String(64), primary_key=True),
+    Column("version", String(12), nullable=False),
+    Column("published", Boolean, nullable=False, default=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)
+
+snippet_versions = Table(
+    "snippet_versions", metadata,  # every version ever served, bundled or uploaded, byte for byte
+    Column("snippet_id", String(64), nullable=False),
+    Column("version", String(12), nullable=False),
+    Column("source", Text, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    UniqueConstraint("snippet_id", "version", name="uq_snippet_versions"),
+)
