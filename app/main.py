@@ -63,7 +63,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     i18n.set_language(settings.language)
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    store = Store(settings.sqlalchemy_url)
+    store = Store(settings.sqlalchemy_url, settings.db_busy_ms)
     rows = SnippetRows(store.engine)
     import_files(settings.data_dir, rows)
     library = SnippetLibrary(rows)

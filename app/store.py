@@ -32,14 +32,25 @@ class AttemptRecord:
 
 
 class Store:
-    def __init__(self, url: str):
-        self.engine = make_engine(url)
+    def __init__(self, url: str, busy_ms: int = 5000):
+        self.engine = make_engine(url, busy_ms)
         migrate.upgrade(self.engine)
         self.writer = GroupCommit(self._write_attempts, is_outage=is_outage)
 
     @property
     def healthy(self) -> bool:
         return self.writer.healthy
+
+    def recheck(self) -> bool:
+        """After a failed write: can the database be written again? (A write statement that
+        changes no row still takes the write lock.)"""
+        try:
+            with self.engine.begin() as db:
+                db.execute(update(snippets).where(snippets.c.id == "").values(id=""))
+        except DBAPIError:
+            return False
+        self.writer.healthy = True
+        return True
 
     async def record_attempt(self, record: AttemptRecord) -> int:
         """The attempt's id, once its row is committed; NotStored if the database refused it."""
@@ -101,10 +112,10 @@ class Store:
             return [dict(r._mapping) for r in rows]
 
 
-def make_engine(url: str) -> Engine:
+def make_engine(url: str, busy_ms: int = 5000) -> Engine:
     engine = create_engine(url, pool_pre_ping=not url.startswith("sqlite"))
     if url.startswith("sqlite"):
-        event.listen(engine, "connect", _sqlite_pragmas)
+        event.listen(engine, "connect", lambda conn, _record: _sqlite_pragmas(conn, busy_ms))
     return engine
 
 
@@ -113,10 +124,10 @@ def is_outage(err: Exception) -> bool:
     return isinstance(err, OperationalError) or (isinstance(err, DBAPIError) and err.connection_invalidated)
 
 
-def _sqlite_pragmas(conn, _record) -> None:
+def _sqlite_pragmas(conn, busy_ms: int) -> None:
     cursor = conn.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     # FULL: a commit is on disk before the response that confirms it (group commit keeps it cheap).
     cursor.execute("PRAGMA synchronous=FULL")
-    cursor.execute("PRAGMA busy_timeout=5000")
+    cursor.execute(f"PRAGMA busy_timeout={int(busy_ms)}")
     cursor.close()

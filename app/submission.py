@@ -18,10 +18,12 @@ async def read_fields(request: Request, max_bytes: int) -> dict[str, str]:
     try:
         text = body.decode("utf-8")
         if request.headers.get("content-type", "").startswith("application/json"):
-            return _flatten_json(json.loads(text or "{}"))
+            return _valid_text(_flatten_json(json.loads(text or "{}")))
         return form_fields(text)
     except UnicodeDecodeError:
         raise UserError(400, _("提交的内容不是 UTF-8 编码的文本。")) from None
+    except RecursionError:
+        raise UserError(400, _("无法读取提交的内容：JSON 嵌套太深。")) from None
     except (ValueError, TypeError) as err:
         raise UserError(400, _("无法读取提交的内容：%(err)s", err=str(err)[:200])) from None
 
@@ -68,6 +70,16 @@ def _flatten_json(data) -> dict[str, str]:
     if not all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in out.values()):
         raise ValueError("every value must be a string or an integer")
     return {str(k): str(v) for k, v in out.items()}
+
+
+def _valid_text(fields: dict[str, str]) -> dict[str, str]:
+    """Fields whose text the database and the page can hold: JSON escapes can make lone
+    surrogates (`"\\ud800"`), which are no text at all."""
+    try:
+        "".join([*fields, *fields.values()]).encode("utf-8")
+    except UnicodeEncodeError:
+        raise UserError(400, _("提交的内容含有无效的 Unicode 字符（单独的代理项），请检查后重新提交。")) from None
+    return fields
 
 
 def answers_for(holes: tuple[Hole, ...], fields: dict[str, str], max_chars: int) -> dict[str, str]:

@@ -4,6 +4,7 @@ import logging
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from sqlalchemy.exc import DBAPIError
 from starlette.exceptions import HTTPException
 
 from ..errors import UserError
@@ -14,6 +15,9 @@ log = logging.getLogger("codecloze")
 
 
 def error_response(request: Request, status: int, message: str, details: list[str] = ()) -> Response:
+    # Messages quote what was sent; text that is no valid Unicode is shown replaced, not re-raised.
+    message = message.encode("utf-8", "replace").decode("utf-8")
+    details = [d.encode("utf-8", "replace").decode("utf-8") for d in details]
     headers = {"Retry-After": "2"} if status == 503 else {}
     if wants_json(request):
         return JSONResponse({"error": message, "details": list(details)}, status_code=status, headers=headers)
@@ -41,7 +45,15 @@ def install(app: FastAPI) -> None:
         details = [f"{'.'.join(map(str, e.get('loc', ())))}: {e.get('msg', '')}" for e in exc.errors()]
         return error_response(request, 422, _("请求的参数不正确。"), details)
 
+    @app.exception_handler(DBAPIError)
+    async def database_error(request: Request, exc: DBAPIError) -> Response:
+        # Writes are one transaction each: a refused one changed nothing, so the user may retry.
+        log.warning("database unavailable on %s %s: %s", request.method, request.url.path,
+                    str(exc.orig).splitlines()[0][:200] if exc.orig else exc)
+        request.app.state.store.writer.healthy = False
+        return error_response(request, 503, _("数据库暂时无法使用，这次操作没有做任何更改。请稍后重试。"))
+
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> Response:
         log.exception("unhandled error on %s %s", request.method, request.url.path)
-        return error_response(request, 500, _("服务器内部出错了，我们已经记录下来。你的答案没有丢失，请返回重试。"))
+        return error_response(request, 500, _("服务器内部出错了，我们已经记录下来。这次请求可能没有完成，请返回重试。"))

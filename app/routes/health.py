@@ -11,8 +11,11 @@ router = APIRouter()
 def health(request: Request) -> JSONResponse:
     settings = deps.settings(request)
     sandbox = request.app.state.sandbox
+    store = deps.store(request)
+    database = store.healthy or store.recheck()
     return JSONResponse({
-        "status": "ok",
+        "status": "ok" if database else "degraded",
+        "database": "ok" if database else "cannot write: submissions are scored but not saved",
         "snippets": len(deps.library(request).all()),
         "execution": "on" if sandbox is not None else "off",
         "protections": sandbox.protections() if sandbox is not None else {},
