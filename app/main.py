@@ -14,6 +14,7 @@ from .auth import TeacherAuth
 from .catalog import Catalog, import_files
 from .db.snippet_rows import SnippetRows
 from .execution import status_label
+from .head_requests import HeadAsGet
 from .routes import api, attempts, errors, health, home, teach, trainer
 from .strength_jobs import StrengthJobs
 from .settings import PROJECT_DIR, Settings
@@ -92,6 +93,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for module in (home, trainer, attempts, teach, api, health):
         app.include_router(module.router)
     errors.install(app)
+    app.add_middleware(HeadAsGet)
     return app
 
 

@@ -4,6 +4,7 @@ import re
 from urllib.parse import unquote_plus, unquote_to_bytes
 
 from fastapi import Request
+from starlette.requests import ClientDisconnect
 
 from .engine.score import Hole
 from .errors import UserError
@@ -12,12 +13,23 @@ from .i18n import _
 ANSWER_KEY = re.compile(r"^[sc]\d+$")
 
 
-async def read_fields(request: Request, max_bytes: int) -> dict[str, str]:
+FORM_TYPES = ("", "application/x-www-form-urlencoded", "application/json")
+
+
+def content_type(request: Request) -> str:
+    return request.headers.get("content-type", "").partition(";")[0].strip().lower()
+
+
+async def read_fields(request: Request, max_bytes: int, too_large: str | None = None) -> dict[str, str]:
     """Form or JSON fields as text; JSON `answers`/`responses` objects are flattened into them."""
-    body = await _body(request, max_bytes)
+    kind = content_type(request)
+    if kind not in FORM_TYPES:
+        raise UserError(415, _("提交的内容类型是 “%(type)s”：请以表单（application/x-www-form-urlencoded）"
+                               "或 JSON（application/json）提交。", type=kind[:60]))
+    body = await limited_body(request, max_bytes, too_large)
     try:
         text = body.decode("utf-8")
-        if request.headers.get("content-type", "").startswith("application/json"):
+        if kind == "application/json":
             return _valid_text(_flatten_json(json.loads(text or "{}")))
         return form_fields(text)
     except UnicodeDecodeError:
@@ -33,7 +45,7 @@ def form_fields(text: str, max_fields: int = 2000) -> dict[str, str]:
     pairs = text.split("&") if text else []
     if len(pairs) > max_fields:
         raise ValueError(f"more than {max_fields} fields")
-    if text.count("=") == len(pairs) and "%26" not in text:
+    if "%26" not in text and _ONE_EQUALS_EACH.fullmatch(text):
         # One raw `=` per pair and no value that decodes to `&`: the body decodes in one call
         # (a drill posts dozens of fields, most of them encoded punctuation).
         items = unquote_to_bytes(text.replace("=", "&").replace("+", " ")).decode("utf-8").split("&")
@@ -48,13 +60,26 @@ def form_fields(text: str, max_fields: int = 2000) -> dict[str, str]:
     return out
 
 
-async def _body(request: Request, max_bytes: int) -> bytes:
+# Every pair holds exactly one raw `=`: then splitting on both `=` and `&` keeps keys and values paired.
+_ONE_EQUALS_EACH = re.compile(r"[^=&]*=[^=&]*(?:&[^=&]*=[^=&]*)*")
+
+
+async def limited_body(request: Request, max_bytes: int, too_large: str | None = None) -> bytes:
+    """The body, read no further than `max_bytes` whatever Content-Length says (chunked bodies
+    have none); a client that goes away mid-body ends the request quietly."""
+    message = too_large or _("提交的内容太大（上限 %(kb)s KB）。", kb=max_bytes // 1024)
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > max_bytes:
+        raise UserError(413, message)
     chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > max_bytes:
-            raise UserError(413, _("提交的内容太大（上限 %(kb)s KB）。", kb=max_bytes // 1024))
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > max_bytes:
+                raise UserError(413, message)
+            chunks.append(chunk)
+    except ClientDisconnect:
+        raise UserError(400, _("连接在提交完成前断开了。")) from None
     return b"".join(chunks)
 
 

@@ -50,3 +50,22 @@ def status_of(request: Request, snippet: Snippet) -> str:
     if snippet.id in catalog.bundled:
         return "bundled"
     return "published" if catalog.is_published(snippet.id) else "draft"
+
+
+def summary(request: Request, s: Snippet) -> dict:
+    """A snippet as JSON clients see it (the API and the teacher pages alike)."""
+    return {"id": s.id, "version": s.version, "title": s.title, "level": s.level, "status": status_of(request, s),
+            "exercise": s.is_exercise}
+
+
+def report_json(report: Report) -> dict:
+    verdict = report.verdict
+    return {"problems": [{"line": p.line, "message": p.message} for p in report.problems],
+            "verdict": None if verdict is None else {"status": verdict.status, "message": verdict.message,
+                                                     "seconds": round(verdict.seconds, 4)}}
+
+
+def strength_json(report) -> dict:
+    return {"caught": report.caught, "run": report.total_run, "score": report.score,
+            "survivors": [{"line": r.mutant.line, "column": r.mutant.column, "original": r.mutant.original,
+                           "replacement": r.mutant.replacement} for r in report.survivors]}

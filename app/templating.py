@@ -1,6 +1,7 @@
 """One place that decides how a page is answered: full page, the htmx block, or JSON."""
 import re
 import secrets
+from functools import lru_cache
 from collections.abc import Callable, Hashable
 from typing import Any, NamedTuple
 
@@ -50,8 +51,35 @@ class Deferred:
 
 
 def wants_json(request: Request) -> bool:
+    """JSON when the client prefers it to HTML by its Accept header (q-values count)."""
     accept = request.headers.get("accept", "")
-    return "application/json" in accept and "text/html" not in accept
+    if "json" not in accept:
+        return False  # browsers, htmx and most clients: no parsing needed
+    return _quality(accept, "application/json") > _quality(accept, "text/html")
+
+
+@lru_cache(maxsize=256)
+def _quality(accept: str, media: str) -> float:
+    """The q-value `accept` gives `media` (the most specific matching range wins; 0 if none)."""
+    kind = media.split("/")[0]
+    best, q = -1, 0.0
+    for part in accept.split(",")[:32]:
+        name, *params = (p.strip() for p in part.split(";"))
+        rank = {media: 2, f"{kind}/*": 1, "*/*": 0}.get(name.lower(), -1)
+        if rank > best:
+            best, q = rank, _q(params)
+    return q
+
+
+def _q(params: list[str]) -> float:
+    for param in params:
+        key, _, value = param.partition("=")
+        if key.strip().lower() == "q":
+            try:
+                return min(max(float(value), 0.0), 1.0)
+            except ValueError:
+                return 0.0
+    return 1.0
 
 
 def is_htmx(request: Request) -> bool:

@@ -1,4 +1,5 @@
 """A drill on a page: which holes a snippet shows in random-mask or fixed (cloze) mode."""
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -58,11 +59,10 @@ def fixed_drill(snippet: Snippet) -> Drill:
 def parse_rate(raw: str | None) -> int:
     if raw is None or raw == "":
         return DEFAULT_RATE
-    try:
-        rate = int(raw.strip().rstrip("%"))
-    except ValueError:
+    rate = whole_number(raw.strip().removesuffix("%"), 3)
+    if rate is None:
         raise UserError(422, _("挖空率必须是 %(lo)s 到 %(hi)s 之间的整数（百分比），收到的是 “%(raw)s”。",
-                               lo=RATE_MIN, hi=RATE_MAX, raw=raw[:40])) from None
+                               lo=RATE_MIN, hi=RATE_MAX, raw=raw[:40]))
     if not RATE_MIN <= rate <= RATE_MAX:
         raise UserError(422, _("挖空率必须在 %(lo)s%% 到 %(hi)s%% 之间，收到的是 %(rate)s%%。",
                                lo=RATE_MIN, hi=RATE_MAX, rate=rate))
@@ -70,10 +70,20 @@ def parse_rate(raw: str | None) -> int:
 
 
 def parse_seed(raw: str) -> int:
-    try:
-        seed = int(raw.strip())
-    except ValueError:
-        raise UserError(422, _("seed 必须是整数，收到的是 “%(raw)s”。", raw=raw[:40])) from None
-    if not 0 <= seed <= SEED_MAX:
+    text = raw.strip()
+    seed = whole_number(text.removeprefix("-"), len(str(SEED_MAX)))
+    if seed is None and not _DIGITS.match(text.removeprefix("-")):
+        raise UserError(422, _("seed 必须是整数，收到的是 “%(raw)s”。", raw=raw[:40]))
+    if seed is None or text.startswith("-") or seed > SEED_MAX:
         raise UserError(422, _("seed 必须在 0 到 %(max)s 之间。", max=SEED_MAX))
     return seed
+
+
+_DIGITS = re.compile(r"[0-9]+\Z")
+
+
+def whole_number(text: str, max_digits: int) -> int | None:
+    """A non-negative integer written in ASCII digits only (no `2_0`, `+5`, `٣` or 5,000 digits)."""
+    if not _DIGITS.match(text) or len(text.lstrip("0")) > max_digits:
+        return None
+    return int(text)

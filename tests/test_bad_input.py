@@ -130,3 +130,84 @@ def test_form_fields_decode_any_form_like_the_standard_library(pairs, left_raw):
     if left_raw:  # clients that send `=` or `&` unencoded
         body = body.replace(left_raw, unquote(left_raw))
     assert form_fields(body) == {k: v for k, v in parse_qsl(body, keep_blank_values=True) if k}
+
+
+ALIAS_BOMB = "a: &a [" + ",".join(["x"] * 10) + "]\n" + "".join(
+    f"{n}: &{n} [" + ",".join([f"*{p}"] * 10) + "]\n" for p, n in zip("abcdefgh", "bcdefghi")) + "level: *i\n"
+
+
+def test_a_yaml_alias_bomb_is_refused_at_once():
+    import time
+
+    from app.snippets.errors import Problem
+    from app.snippets.frontmatter import load_meta
+    problems: list[Problem] = []
+    started = time.monotonic()
+    assert load_meta(ALIAS_BOMB, problems) is None
+    assert time.monotonic() - started < 1  # a billion-element expansion would take minutes
+    assert "别名" in problems[0].message and problems[0].line == 3
+    problems.clear()
+    assert load_meta("title: x\n" * 3000, problems) is None and "太长" in problems[0].message
+
+
+@pytest.mark.parametrize("query, words", [
+    ("rate=2_0&seed=1", "挖空率必须是 10 到 50 之间的整数"),
+    ("rate=%EF%BC%92%EF%BC%90&seed=1", "挖空率必须是"),  # full-width digits
+    ("rate=20&seed=" + "9" * 5000, "seed 必须在 0 到"),
+    ("rate=20&seed=1_0", "seed 必须是整数"),
+    ("rate=20&seed=%2B5", "seed 必须是整数"),
+])
+def test_numbers_are_plain_ascii_digits_within_range(client, query, words):
+    assert_readable(client.get(f"{URL}?{query}"), 422, words)
+
+
+def test_form_pairs_without_or_with_extra_equals_are_read_like_the_standard_library():
+    from urllib.parse import parse_qsl
+
+    from app.submission import form_fields
+    for body in ["s4&junk=1=2", "a==&b=1", "a=1&b", "=x&a=1=", "a=1=2&b=3"]:
+        assert form_fields(body) == {k: v for k, v in parse_qsl(body, keep_blank_values=True) if k}, body
+
+
+def test_a_body_of_the_wrong_content_type_is_a_415(client):
+    response = client.post(URL, content=b"<xml/>", headers={"content-type": "application/xml", **JSON})
+    assert response.status_code == 415 and "JSON" in response.json()["error"]
+    assert_readable(client.post(URL, content=b"x", headers={"content-type": "text/plain"}), 415, "表单")
+
+
+def test_json_nested_1000_deep_is_a_400(client):
+    body = b'{"answers": ' + b"[" * 1000 + b"]" * 1000 + b"}"
+    response = client.post(URL, content=body, headers={"content-type": "application/json", **JSON})
+    assert response.status_code == 400 and "嵌套太深" in response.json()["error"]
+
+
+def test_ids_and_question_numbers_beyond_64_bits_are_clear_4xx(client):
+    big = str(2**63 + 5)
+    assert_readable(client.post(f"/attempts/{big}/rating", data={"question": "0", "rating": "good"}), 404,
+                    "找不到这次作答")
+    assert_readable(client.post("/attempts/5/rating", data={"question": big, "rating": "good"}), 422, "题号")
+    assert client.post(f"/attempts/{'9' * 5000}/rating", data={"question": "0", "rating": "good"}).status_code == 422
+
+
+
+@pytest.mark.parametrize("accept, json_wanted", [
+    ("application/json", True),
+    ("text/html, application/json", False),
+    ("text/html;q=0.5, application/json", True),
+    ("application/json;q=0, text/html", False),
+    ("application/json;q=0.9, */*;q=0.1", True),
+    ("text/*;q=0.3, application/json;q=0.2", False),
+    ("application/json;q=abc", False),
+    ("*/*", False),
+])
+def test_accept_q_values_decide_between_json_and_html(client, accept, json_wanted):
+    response = client.get("/s/mlm-online-softmax/drill?rate=20&seed=1", headers={"accept": accept})
+    assert response.headers["content-type"].startswith("application/json" if json_wanted else "text/html")
+
+
+@pytest.mark.parametrize("path", ["/", "/s/ex1-attention-memory", "/s/mlm-online-softmax/drill?rate=20&seed=1",
+                                  "/healthz", "/teach/login", "/static/app.css"])
+def test_head_answers_like_get_without_a_body(client, path):
+    head, get = client.head(path), client.get(path)
+    assert head.status_code == get.status_code == 200
+    assert head.content == b"" and head.headers["content-type"] == get.headers["content-type"]

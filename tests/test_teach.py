@@ -201,3 +201,38 @@ def test_strength_needs_execution(client):
     upload(client, token, snippet_text())
     response = client.post("/teach/snippets/square/strength", data={"csrf": token})
     assert response.status_code == 503 and "关闭了代码运行" in response.text
+
+
+def test_a_chunked_upload_over_the_limit_names_the_file_limit(client):
+    token = login(client)
+
+    def ten_megabytes():
+        yield f"csrf={token}&id=big&text=".encode()
+        for _ in range(160):
+            yield b"x" * 65536
+    response = client.post("/teach/new", content=ten_megabytes(),
+                           headers={"content-type": "application/x-www-form-urlencoded"})
+    assert response.status_code == 413 and "片段文件最多 256 KB" in response.text
+    assert "1024 KB" not in response.text
+    api = client.put("/api/snippets/big", content=ten_megabytes(),
+                     headers={"authorization": f"Bearer {TOKEN}", "content-type": "text/markdown"})
+    assert api.status_code == 413 and "256 KB" in api.json()["error"]
+    assert stored_text(client.app, "big") is None
+
+
+def test_teacher_pages_answer_json_too(client):
+    token = login(client)
+    json_accept = {"accept": "application/json"}
+    created = client.post("/teach/new", data={"csrf": token, "id": "square", "text": snippet_text()}, headers=json_accept)
+    assert created.status_code == 200 and created.json()["saved"] is True
+    assert created.json()["snippet"]["id"] == "square"
+    listing = client.get("/teach", headers=json_accept).json()
+    assert {"square", "mlm-online-softmax"} <= {s["id"] for s in listing["snippets"]}
+    detail = client.get("/teach/snippets/square", headers=json_accept).json()
+    assert detail["snippet"]["status"] == "draft"
+    edit = client.get("/teach/snippets/square/edit", headers=json_accept).json()
+    assert edit["text"] == snippet_text() and edit["editing"] is True
+    bad = client.post("/teach/new", data={"csrf": token, "id": "bad", "text": "no front matter"}, headers=json_accept)
+    assert bad.status_code == 422 and bad.json()["saved"] is False and bad.json()["problems"]
+    login_page = TestClient(client.app).get("/teach/login", headers=json_accept)
+    assert login_page.status_code == 200 and login_page.headers["content-type"].startswith("application/json")

@@ -5,45 +5,38 @@ from fastapi.responses import JSONResponse, Response
 from .. import deps
 from ..errors import UserError
 from ..i18n import _
-from ..snippets.model import Snippet
-from ..teaching import Outcome, changeable_or_403, status_of, submit, uploaded_or_404
+from ..snippets.files import MAX_BYTES
+from ..submission import content_type, limited_body
+from .uploads import too_large_message
+from ..teaching import (Outcome, changeable_or_403, report_json, strength_json, submit, summary,
+                        uploaded_or_404)
 
 router = APIRouter(prefix="/api", dependencies=[Depends(deps.api_teacher)], tags=["teachers"])
 
 
-def _summary(request: Request, s: Snippet) -> dict:
-    return {"id": s.id, "version": s.version, "title": s.title, "level": s.level, "status": status_of(request, s),
-            "exercise": s.is_exercise}
-
-
 def _outcome(request: Request, outcome: Outcome, created: bool) -> JSONResponse:
-    report = outcome.report
-    verdict = report.verdict
-    body = {"saved": outcome.saved is not None,
-            "problems": [{"line": p.line, "message": p.message} for p in report.problems],
-            "verdict": None if verdict is None else {"status": verdict.status, "message": verdict.message,
-                                                     "seconds": round(verdict.seconds, 4)}}
+    body = {"saved": outcome.saved is not None, **report_json(outcome.report)}
     if outcome.saved:
-        body["snippet"] = _summary(request, outcome.saved)
+        body["snippet"] = summary(request, outcome.saved)
         return JSONResponse(body, status_code=201 if created else 200)
     return JSONResponse(body, status_code=422)
 
 
 async def _body(request: Request) -> bytes:
-    data = await request.body()
-    if len(data) > 4 * 256 * 1024:
-        raise UserError(413, _("上传的内容太大：片段文件最多 256 KB。"))
-    return data
+    if content_type(request) not in ("", "text/markdown", "text/plain", "application/octet-stream"):
+        raise UserError(415, _("请以 text/markdown 上传片段文件本身。"))
+    # One byte over the file limit is enough to tell the file is too large.
+    return await limited_body(request, MAX_BYTES + 1, too_large_message())
 
 
 @router.get("/snippets", summary="List every snippet with its status")
 async def list_snippets(request: Request) -> list[dict]:
-    return [_summary(request, s) for s in deps.library(request).all(include_hidden=True)]
+    return [summary(request, s) for s in deps.library(request).all(include_hidden=True)]
 
 
 @router.get("/snippets/{snippet_id}", summary="One snippet's metadata")
 async def get_snippet(request: Request, snippet_id: str) -> dict:
-    return _summary(request, uploaded_or_404(request, snippet_id))
+    return summary(request, uploaded_or_404(request, snippet_id))
 
 
 @router.get("/snippets/{snippet_id}/file", summary="Download the file, byte for byte as uploaded")
@@ -65,14 +58,14 @@ async def put_snippet(request: Request, snippet_id: str) -> JSONResponse:
 async def publish(request: Request, snippet_id: str) -> dict:
     snippet = changeable_or_403(request, snippet_id)
     deps.catalog(request).set_published(snippet, True)
-    return _summary(request, snippet)
+    return summary(request, snippet)
 
 
 @router.post("/snippets/{snippet_id}/unpublish", summary="Hide from learners")
 async def unpublish(request: Request, snippet_id: str) -> dict:
     snippet = changeable_or_403(request, snippet_id)
     deps.catalog(request).set_published(snippet, False)
-    return _summary(request, snippet)
+    return summary(request, snippet)
 
 
 @router.delete("/snippets/{snippet_id}", summary="Delete (past attempts keep their version)")
@@ -86,7 +79,4 @@ async def delete(request: Request, snippet_id: str) -> dict:
 async def strength(request: Request, snippet_id: str) -> dict:
     from ..snippets.strength import check_strength
     snippet = uploaded_or_404(request, snippet_id)
-    report = await check_strength(snippet, deps.sandbox_or_503(request))
-    return {"caught": report.caught, "run": report.total_run, "score": report.score,
-            "survivors": [{"line": r.mutant.line, "column": r.mutant.column, "original": r.mutant.original,
-                           "replacement": r.mutant.replacement} for r in report.survivors]}
+    return strength_json(await check_strength(snippet, deps.sandbox_or_503(request)))

@@ -8,6 +8,7 @@ from ..i18n import _
 from ..store import RATINGS
 from ..submission import read_fields
 from ..templating import render
+from ..trainer import whole_number
 
 router = APIRouter()
 
@@ -18,10 +19,9 @@ async def rate(request: Request, attempt_id: int) -> Response:
     rating = fields.get("rating", "")
     if rating not in RATINGS:
         raise UserError(422, _("评分必须是 again / hard / good / easy 之一。"))
-    try:
-        question = int(fields.get("question", ""))
-    except ValueError:
-        raise UserError(422, _("缺少题号。")) from None
+    question = whole_number(fields.get("question", "").strip(), 3)
+    if question is None:
+        raise UserError(422, _("缺少题号，或题号不是 0 到 999 之间的整数。"))
     if not deps.store(request).rate_response(attempt_id, deps.learner_id(request), question, rating):
         raise UserError(404, _("找不到这次作答，或它不属于你。"))
     labels = {"again": _("重来"), "hard": _("困难"), "good": _("良好"), "easy": _("简单")}

@@ -19,7 +19,7 @@ def error_response(request: Request, status: int, message: str, details: list[st
     message = message.encode("utf-8", "replace").decode("utf-8")
     details = [d.encode("utf-8", "replace").decode("utf-8") for d in details]
     headers = {"Retry-After": "2"} if status == 503 else {}
-    if wants_json(request):
+    if wants_json(request) or request.url.path.startswith("/api/"):
         return JSONResponse({"error": message, "details": list(details)}, status_code=status, headers=headers)
     if is_htmx(request):
         # Shown above the form without replacing it, so typed answers survive.

@@ -6,7 +6,8 @@ from .. import deps
 from ..auth import SESSION_COOKIE
 from ..errors import UserError
 from ..i18n import _
-from ..teaching import changeable_or_403, status_of, submit, uploaded_or_404
+from ..teaching import (changeable_or_403, report_json, status_of, strength_json, submit, summary,
+                        uploaded_or_404)
 from ..snippets.validate import file_line
 from ..submission import read_fields
 from ..templating import render
@@ -18,7 +19,28 @@ router = APIRouter(prefix="/teach")
 def _page(request: Request, template: str, status: int = 200, **context) -> Response:
     session = deps.auth(request).session(request) or {}
     return render(request, f"teach/{template}", {"csrf": session.get("csrf", ""), **context}, status=status,
-                  block="main" if template == "strength.html" else None)
+                  block="main" if template == "strength.html" else None,
+                  data=lambda: _page_json(request, context))
+
+
+def _page_json(request: Request, context: dict) -> dict:
+    """What a teacher page shows, for JSON clients (the same figures as the page)."""
+    data: dict = {}
+    if "rows" in context:
+        data["snippets"] = [summary(request, s) for s, _status in context["rows"]]
+    if context.get("snippet") is not None:
+        data["snippet"] = summary(request, context["snippet"])
+    if "text" in context:
+        data.update(id=context["snippet_id"], text=context["text"], editing=context["editing"])
+    if context.get("report") is not None:
+        data.update(saved=bool(context.get("just_saved")), **report_json(context["report"]))
+    if context.get("error"):
+        data["error"] = context["error"]
+    if "job" in context:
+        job = context["job"]
+        data.update(job=context["job_id"], done=job.done, total=job.total, finished=job.finished, error=job.error,
+                    report=strength_json(job.report) if job.report else None)
+    return data
 
 
 @router.get("/login")

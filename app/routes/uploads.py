@@ -4,12 +4,13 @@ from pathlib import PurePath
 
 from fastapi import Request
 from starlette.datastructures import UploadFile
+from starlette.exceptions import HTTPException
 
 from .. import deps
 from ..errors import UserError
 from ..i18n import _
 from ..snippets.files import MAX_BYTES
-from ..submission import read_fields
+from ..submission import content_type, limited_body, read_fields
 
 BODY_LIMIT = MAX_BYTES * 4  # room for the form around the file; larger bodies are refused unread
 
@@ -23,13 +24,16 @@ class Upload:
 
 async def read_upload(request: Request, snippet_id: str | None = None) -> Upload:
     session = deps.teacher_session(request)
-    if int(request.headers.get("content-length") or 0) > BODY_LIMIT:
-        raise UserError(413, _("上传的内容太大：片段文件最多 %(kb)s KB。", kb=MAX_BYTES // 1024))
-    if request.headers.get("content-type", "").startswith("multipart/form-data"):
-        form = await request.form(max_files=1, max_fields=20, max_part_size=BODY_LIMIT)
+    if content_type(request) == "multipart/form-data":
+        # Read (bounded) before parsing: a chunked body declares no length.
+        request._body = await limited_body(request, BODY_LIMIT, too_large_message())
+        try:
+            form = await request.form(max_files=1, max_fields=20, max_part_size=BODY_LIMIT)
+        except HTTPException:
+            raise UserError(400, _("上传的表单无法解析，请重新选择文件上传。")) from None
         fields = {k: v for k, v in form.items()}
     else:
-        fields = await read_fields(request, BODY_LIMIT)
+        fields = await read_fields(request, BODY_LIMIT, too_large_message())
     deps.check_csrf(session, fields)
     file = fields.get("file")
     if isinstance(file, UploadFile) and file.filename:
@@ -38,6 +42,10 @@ async def read_upload(request: Request, snippet_id: str | None = None) -> Upload
         return Upload(name, data, _shown(data))
     text = str(fields.get("text", ""))
     return Upload(snippet_id or str(fields.get("id", "")).strip(), text, text)
+
+
+def too_large_message() -> str:
+    return _("上传的内容太大：片段文件最多 %(kb)s KB。", kb=MAX_BYTES // 1024)
 
 
 def _shown(data: bytes) -> str:

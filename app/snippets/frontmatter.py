@@ -5,6 +5,7 @@ import yaml
 
 from ..engine.mask import RATE_MAX, RATE_MIN
 from ..i18n import _
+from . import safe_yaml
 from .errors import Problem
 
 LEVEL = re.compile(r"^[1-5](-[1-5])?$")
@@ -25,7 +26,13 @@ def split_front_matter(text: str) -> tuple[str, str, int] | None:
 def load_meta(raw: str, problems: list[Problem]) -> dict | None:
     """The front matter as a dict; None (with its problem) when it is not valid YAML."""
     try:
-        meta = yaml.safe_load(raw)
+        meta = safe_yaml.load(raw)
+    except safe_yaml.TooLarge:
+        problems.append(Problem(1, _("front matter 太长（上限 %(n)s 个字符）", n=safe_yaml.MAX_CHARS)))
+        return None
+    except safe_yaml.AliasRefused as err:
+        problems.append(Problem(err.problem_mark.line + 2, _("front matter 里不能用 YAML 别名（*名字）")))
+        return None
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         detail = getattr(err, "problem", None) or str(err)

@@ -2,8 +2,7 @@
 from pathlib import Path
 from typing import Protocol
 
-import yaml
-
+from . import safe_yaml
 from .errors import SnippetInvalid
 from .frontmatter import split_front_matter
 from .files import decode
@@ -16,7 +15,7 @@ def home_page(text: str) -> tuple[str, str]:
     split = split_front_matter(text)
     if split is None:
         return "codecloze", text
-    meta = yaml.safe_load(split[0]) or {}
+    meta = safe_yaml.load(split[0]) or {}
     return str(meta.get("title", "codecloze")) if isinstance(meta, dict) else "codecloze", split[1].strip()
 
 
