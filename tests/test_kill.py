@@ -130,3 +130,19 @@ def test_an_upload_killed_at_any_point_serves_only_what_was_confirmed(tmp_path):
         assert not leftovers
     proc.terminate()
     proc.wait(10)
+
+
+def test_a_client_that_leaves_mid_body_leaves_no_traceback(tmp_path):
+    import socket
+    proc, url = start_server(tmp_path / "data", CODECLOZE_EXECUTION="false", CODECLOZE_TEACHER_TOKEN=TOKEN)
+    port = int(url.rsplit(":", 1)[1])
+    for path in [f"/s/{SNIPPET}/drill", "/api/snippets/square", "/teach/new"]:
+        with socket.create_connection(("127.0.0.1", port)) as sock:
+            sock.sendall(f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                         f"Authorization: Bearer {TOKEN}\r\nContent-Length: 100000\r\n\r\n{{\"ver".encode())
+            time.sleep(0.2)
+    with httpx.Client(base_url=url) as http:
+        assert http.get("/healthz").status_code == 200  # still serving
+    proc.terminate()
+    output = proc.communicate(timeout=20)[0].decode()
+    assert "Traceback" not in output and "ERROR" not in output, output[-3000:]
