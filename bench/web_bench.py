@@ -59,13 +59,20 @@ def pair(run, static: str, target: str, rounds: int) -> tuple[list[dict], list[d
     return statics, targets
 
 
+def free_port() -> int:
+    import socket
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=int, default=5)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--connections", type=int, default=32)
     args = parser.parse_args()
-    port = 8799
+    port = free_port()  # a fixed port would measure whichever server already holds it
     server = subprocess.Popen([sys.executable, "-m", "uvicorn", "bench.web_app:app", "--port", str(port),
                                "--log-level", "warning"], cwd=ROOT)
     try:
