@@ -27,6 +27,8 @@ async def read_fields(request: Request, max_bytes: int, too_large: str | None = 
         raise UserError(415, _("提交的内容类型是 “%(type)s”：请以表单（application/x-www-form-urlencoded）"
                                "或 JSON（application/json）提交。", type=kind[:60]))
     body = await limited_body(request, max_bytes, too_large)
+    if b"\x00" in body or (kind != "application/json" and b"%00" in body):
+        raise UserError(400, _("提交的内容含有 NUL 字符（\\0），请检查后重新提交。"))
     try:
         text = body.decode("utf-8")
         if kind == "application/json":
@@ -101,9 +103,12 @@ def _valid_text(fields: dict[str, str]) -> dict[str, str]:
     """Fields whose text the database and the page can hold: JSON escapes can make lone
     surrogates (`"\\ud800"`), which are no text at all."""
     try:
-        "".join([*fields, *fields.values()]).encode("utf-8")
+        joined = "".join([*fields, *fields.values()])
+        joined.encode("utf-8")
     except UnicodeEncodeError:
         raise UserError(400, _("提交的内容含有无效的 Unicode 字符（单独的代理项），请检查后重新提交。")) from None
+    if "\x00" in joined:  # a JSON "\u0000": no database text column holds it
+        raise UserError(400, _("提交的内容含有 NUL 字符（\\0），请检查后重新提交。"))
     return fields
 
 

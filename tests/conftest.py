@@ -118,3 +118,23 @@ def pytest_collection_modifyitems(config, items):
     """Browser tests last: Playwright's sync API leaves an event loop running in the main
     thread for the rest of the session, which later `asyncio.run` calls would trip over."""
     items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    """One PostgreSQL server for the whole run (started on first use)."""
+    from tests.postgres import PostgresServer, pg_bin
+    if pg_bin() is None:
+        if os.environ.get("CI"):
+            pytest.fail("PostgreSQL tests need Debian's postgresql; .ci/run installs it")
+        pytest.skip("Debian postgresql not installed (apt-get install postgresql)")
+    with PostgresServer() as server:
+        yield server
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request, tmp_path) -> str:
+    """A fresh, empty database of each kind the app supports."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'codecloze.db'}"
+    return request.getfixturevalue("postgres").new_database()

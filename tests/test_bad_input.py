@@ -211,3 +211,10 @@ def test_head_answers_like_get_without_a_body(client, path):
     head, get = client.head(path), client.get(path)
     assert head.status_code == get.status_code == 200
     assert head.content == b"" and head.headers["content-type"] == get.headers["content-type"]
+
+
+@pytest.mark.parametrize("body, kind", [(b"version=x&s1=a%00b", "application/x-www-form-urlencoded"),
+                                        (b'{"version": "x", "answers": {"s1": "a\\u0000b"}}', "application/json")])
+def test_nul_characters_are_refused_before_anything_is_stored(client, body, kind):
+    response = client.post(URL, content=body, headers={"content-type": kind, **JSON})
+    assert response.status_code == 400 and "NUL" in response.json()["error"]

@@ -1,0 +1,79 @@
+"""The store on every database the app supports: SQLite (embedded default) and a real PostgreSQL."""
+import asyncio
+
+import pytest
+from sqlalchemy import func, select
+
+from app.db import migrate
+from app.db.commit import NotStored
+from app.db.snippet_rows import SnippetRows
+from app.store import AttemptRecord, Store, attempts
+
+pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning")
+
+
+def record(learner: str = "a" * 32, seed: int = 1, **extra) -> AttemptRecord:
+    return AttemptRecord(learner, "mlm-online-softmax", "0123456789ab", "random", 20, seed,
+                         {"s1": True, "s4": False}, "passed", **extra)
+
+
+@pytest.fixture
+def store(database_url):
+    store = Store(database_url)
+    yield store
+    store.close()
+
+
+def count(store: Store) -> int:
+    with store.engine.connect() as db:
+        return db.execute(select(func.count()).select_from(attempts)).scalar()
+
+
+def test_migrations_reach_head_and_a_second_start_changes_nothing(store):
+    assert migrate.current(store.engine) == migrate.head()
+    migrate.upgrade(store.engine)
+    assert migrate.current(store.engine) == migrate.head()
+
+
+def test_concurrent_attempts_are_each_stored_once_their_call_returns(store):
+    async def many():
+        return await asyncio.gather(*(store.record_attempt(record(seed=i)) for i in range(200)))
+    ids = asyncio.run(many())
+    assert len(set(ids)) == 200 and count(store) == 200
+    assert store.attempts_of("a" * 32, limit=500)[0]["seed"] in range(200)
+
+
+def test_one_row_the_database_refuses_does_not_take_the_others_with_it(store):
+    async def mixed():
+        return await asyncio.gather(*(store.record_attempt(record(seed=2**70 if i == 3 else i)) for i in range(8)),
+                                    return_exceptions=True)
+    results = asyncio.run(mixed())
+    assert isinstance(results[3], NotStored)
+    assert all(isinstance(r, int) for i, r in enumerate(results) if i != 3)
+    assert count(store) == 7 and store.healthy  # a bad row is not an outage
+
+
+def test_seeds_up_to_the_largest_mask_seed_are_kept(store):
+    asyncio.run(store.record_attempt(record(seed=2**53 - 1)))
+    assert store.attempts_of("a" * 32)[0]["seed"] == 2**53 - 1
+
+
+def test_short_answer_ratings_belong_to_their_learner(store):
+    attempt = asyncio.run(store.record_attempt(record(answers={0: "因为溢出"})))
+    assert not store.rate_response(attempt, "b" * 32, 0, "good")
+    assert not store.rate_response(2**63 + 1, "a" * 32, 0, "good")
+    assert store.rate_response(attempt, "a" * 32, 0, "good")
+    assert store.responses_of(attempt)[0]["rating"] == "good"
+
+
+def test_snippet_versions_and_publish_state(store):
+    rows = SnippetRows(store.engine)
+    rows.save("square", "aaaaaaaaaaaa", "text one", published=False)
+    rows.save("square", "bbbbbbbbbbbb", "text two", published=True)
+    rows.keep_version("square", "aaaaaaaaaaaa", "text one")  # already there: fine
+    assert [(u.id, u.version, u.published, u.source) for u in rows.uploaded()] == [
+        ("square", "bbbbbbbbbbbb", True, "text two")]
+    assert rows.source("square", "aaaaaaaaaaaa") == "text one"
+    rows.set_published("square", False)
+    rows.remove("square")
+    assert rows.uploaded() == [] and rows.source("square", "bbbbbbbbbbbb") == "text two"
