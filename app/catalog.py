@@ -3,15 +3,13 @@
 Every change is committed first and shown to learners after: a write the database refuses
 changes nothing, and a restart serves exactly what was confirmed.
 """
+import asyncio
 import logging
-from pathlib import Path
 
 from .db.snippet_rows import SnippetRows
-from .snippets.errors import SnippetInvalid
-from .snippets.files import decode
 from .snippets.library import SnippetLibrary
 from .snippets.model import Snippet
-from .snippets.parse import SNIPPET_ID, parse_snippet, version_of
+from .snippets.parse import parse_snippet
 
 log = logging.getLogger("codecloze")
 
@@ -22,6 +20,8 @@ class Catalog:
         self.library = library
         self.bundled: set[str] = set()
         self.uploaded: set[str] = set()
+        self._generation = 0  # counts this worker's own changes, so a sync never undoes a newer one
+        self._changed: dict[str, int] = {}
 
     def load(self) -> None:
         """Bring every uploaded snippet into the library (bundled ones are loaded already)."""
@@ -41,45 +41,82 @@ class Catalog:
         """A new snippet (a draft) or a new version of one, keeping its publish state."""
         published = self.is_uploaded(snippet.id) and self.is_published(snippet.id)
         self.rows.save(snippet.id, snippet.version, snippet.source, published)
+        self._mark(snippet.id)
         self._show(snippet, published)
 
     def set_published(self, snippet: Snippet, published: bool) -> None:
         self.rows.set_published(snippet.id, published)
+        self._mark(snippet.id)
         self.library.set_visible(snippet.id, published)
 
     def delete(self, snippet_id: str) -> None:
         """Gone for learners and teachers; its versions stay archived for past attempts."""
         self.rows.remove(snippet_id)
+        self._mark(snippet_id)
         self.uploaded.discard(snippet_id)
         self.library.remove(snippet_id)
+
+    def sync(self) -> int:
+        """Take what other workers committed (uploads, edits, publish, delete); the number of changes."""
+        return self._apply(self._read_changes(), self._generation)
+
+    async def follow(self, interval: float) -> None:
+        """Keep this worker's library in step with the database, for as long as the app runs.
+        The database is read in a thread (a slow database never stalls pages); changes are
+        applied here, between requests, skipping snippets this worker changed meanwhile."""
+        failing = False
+        while True:
+            await asyncio.sleep(interval)
+            since = self._generation
+            try:
+                changes = await asyncio.to_thread(self._read_changes)
+            except Exception as err:  # the database is away: serve what we have, say so once
+                if not failing:
+                    log.warning("cannot follow snippet changes: %s", str(err).splitlines()[0][:200])
+                failing = True
+                continue
+            failing = False
+            self._apply(changes, since)
+
+    def _read_changes(self) -> list[tuple[str, str, Snippet | None, bool]]:
+        """(kind, id, snippet, published) for every upload that differs from here: "show" a new
+        current version, "visible" a new publish state, "gone" a deleted snippet."""
+        index = self.rows.index()
+        changes = []
+        for snippet_id, (version, published) in index.items():
+            current = self.library.get(snippet_id)
+            if snippet_id in self.bundled:
+                continue
+            if current is None or current.version != version:
+                source = self.rows.source(snippet_id, version)
+                if source is not None:
+                    snippet = parse_snippet(source, snippet_id, f"{snippet_id}@{version}")
+                    changes.append(("show", snippet_id, snippet, published))
+            elif self.is_published(snippet_id) != published:
+                changes.append(("visible", snippet_id, None, published))
+        changes += [("gone", snippet_id, None, False) for snippet_id in self.uploaded - index.keys()]
+        return changes
+
+    def _apply(self, changes: list, since: int) -> int:
+        applied = 0
+        for kind, snippet_id, snippet, published in changes:
+            if self._changed.get(snippet_id, 0) > since:
+                continue  # changed here after the read: ours is newer
+            if kind == "show":
+                self._show(snippet, published)
+            elif kind == "visible":
+                self.library.set_visible(snippet_id, published)
+            else:
+                self.uploaded.discard(snippet_id)
+                self.library.remove(snippet_id)
+            applied += 1
+        return applied
+
+    def _mark(self, snippet_id: str) -> None:
+        self._generation += 1
+        self._changed[snippet_id] = self._generation
 
     def _show(self, snippet: Snippet, published: bool) -> None:
         self.library.add(snippet, archived=True)
         self.library.set_visible(snippet.id, published)
         self.uploaded.add(snippet.id)
-
-
-def import_files(data_dir: Path, rows: SnippetRows) -> int:
-    """Archive an older install's snippet files in the database; the number of texts read.
-
-    The old index row (`snippets`) says which version was confirmed and stays the truth: a
-    newer file beside it was an edit the server never confirmed (it wrote the file first), and
-    a file without a row an upload it never confirmed; neither is served. Leftover temp files
-    of interrupted writes are removed. Running it again changes nothing.
-    """
-    folder, archive = data_dir / "snippets", data_dir / "versions"
-    for tmp in [*folder.glob(".*.tmp"), *archive.glob("*/.*.tmp")]:
-        tmp.unlink(missing_ok=True)
-    texts: dict[tuple[str, str], str] = {}
-    for path in [*archive.glob("*/*.md"), *folder.glob("*.md")]:
-        snippet_id = path.parent.name if path.parent != folder else path.stem
-        try:
-            text = decode(path.read_bytes(), str(path))
-        except (OSError, SnippetInvalid):
-            log.warning("not imported (unreadable): %s", path)
-            continue
-        if SNIPPET_ID.match(snippet_id):
-            texts[snippet_id, version_of(text)] = text
-    for (snippet_id, version), text in texts.items():
-        rows.keep_version(snippet_id, version, text)
-    return len(texts)

@@ -1,4 +1,5 @@
 """The app factory: `create_app(settings)`; `uvicorn app.main:app` serves the default one."""
+import asyncio
 import gc
 import logging
 from contextlib import asynccontextmanager
@@ -11,7 +12,8 @@ from . import i18n
 from .assets import head_tags
 from .markdown import pygments_css
 from .auth import TeacherAuth
-from .catalog import Catalog, import_files
+from .catalog import Catalog
+from .db.legacy_files import import_files
 from .db.snippet_rows import SnippetRows
 from .execution import status_label
 from .head_requests import HeadAsGet
@@ -43,6 +45,8 @@ async def lifespan(app: FastAPI):
         await sandbox.start()
     app.state.sandbox = sandbox
     app.state.auth.announce()
+    follower = asyncio.get_running_loop().create_task(
+        app.state.catalog.follow(app.state.settings.sync_seconds))
     thresholds = gc.get_threshold()
     # What start-up made lives as long as the server: keep the collector off it, and let it run
     # less often (a request allocates thousands of short-lived objects). Measured: about 7 % less
@@ -53,6 +57,7 @@ async def lifespan(app: FastAPI):
     try:
         yield
     finally:
+        follower.cancel()
         gc.set_threshold(*thresholds)
         gc.unfreeze()
         await app.state.strength_jobs.close()

@@ -34,7 +34,8 @@ class Settings(BaseSettings):
     session_hours: float = 12.0
     login_attempts_per_minute: int = 5
 
-    db_busy_ms: int = 5000  # how long a write waits for a locked SQLite file before it is refused
+    db_busy_ms: int = 5000
+    sync_seconds: float = 0.5  # how often a worker takes the snippet changes other workers committed  # how long a write waits for a locked SQLite file before it is refused
 
     max_answer_chars: int = 2000
     max_form_bytes: int = 256 * 1024
