@@ -27,11 +27,17 @@ def random_drill(snippet: Snippet, rate: int, seed: int) -> Drill:
     return Drill(snippet, "random", holes, len(_span_holes(snippet.code)), rate, seed)
 
 
+def hidden_spans(snippet: Snippet, rate: int, seed: int) -> tuple[int, ...]:
+    """Candidate indices of the spans a mask hides."""
+    spans = eligible_spans(snippet.code)
+    return tuple(spans[i].index for i in random_mask(snippet.version, len(spans), rate, seed))
+
+
 @lru_cache(maxsize=1024)
 def _mask_holes(code: str, version: str, rate: int, seed: int, label: str) -> tuple[Hole, ...]:
     """The blanks of a mask; kept a while, since a learner submits the mask their page just showed."""
     spans = _span_holes(code)
-    chosen = random_mask(version, len(spans), rate, seed)
+    chosen = random_mask(version, len(spans), rate, seed)  # positions among the eligible spans
     labels = _labels(label, len(chosen))  # the n-th blank of this mask
     return tuple(Hole(*spans[i], labels[n]) for n, i in enumerate(chosen, start=1))
 
@@ -43,7 +49,7 @@ def _labels(template: str, count: int) -> tuple[str, ...]:
 
 @lru_cache(maxsize=256)
 def _span_holes(code: str) -> tuple[tuple[str, int, int, str], ...]:
-    """Key, start, end and answer of a blank at each eligible span."""
+    """Key (by candidate index), start, end and answer of a blank at each eligible span."""
     return tuple((f"s{s.index}", s.start, s.end, s.text) for s in eligible_spans(code))
 
 

@@ -32,11 +32,11 @@ def app():
 
 def test_rate_and_refresh_swap_only_the_code_and_update_the_url(page: Page, live_server):
     page.goto(live_server + "/s/mlm-online-softmax/drill?rate=15&seed=1")
-    expect(page.locator(".counts")).to_contain_text("共 115 个可挖空位 | 已挖 17 个")
+    expect(page.locator(".counts")).to_contain_text("共 64 个可挖空位 | 已挖 10 个")
     page.evaluate("window.__sameDocument = true")
     page.click("a.rate:text('30%')")
     expect(page).to_have_url(re.compile(r"rate=30&seed=1&v=\w+$"))
-    expect(page.locator(".counts")).to_contain_text("已挖 34 个")
+    expect(page.locator(".counts")).to_contain_text("已挖 19 个")
     before = page.locator("input.blank").evaluate_all("els => els.map(e => e.name)")
     page.click("a.refresh")
     expect(page).to_have_url(re.compile(r"rate=30&seed=(?!1&)\d+&v=\w+$"))

@@ -8,7 +8,7 @@ from pygments.lexers import PythonLexer
 from pygments.token import STANDARD_TYPES
 
 from .score import Hole
-from .tokens import eligible_spans
+from .tokens import candidate_spans
 
 _LEXER = PythonLexer(stripnl=False, ensurenl=False)
 
@@ -49,7 +49,7 @@ def _pieces(code: str, cuts: tuple[int, ...]) -> tuple[tuple[int, int, tuple[str
 
 @lru_cache(maxsize=128)
 def _span_bounds(code: str) -> frozenset[int]:
-    return frozenset(b for span in eligible_spans(code) for b in (span.start, span.end))
+    return frozenset(b for span in candidate_spans(code) for b in (span.start, span.end))
 
 
 def _cuts(code: str, holes: list[Hole]) -> tuple[int, ...]:
@@ -64,7 +64,7 @@ def _sorted_bounds(code: str) -> tuple[int, ...]:
 
 
 def _span_indices(code: str, holes: list[Hole]) -> dict[int, Hole] | None:
-    """Holes by eligible-span index, or None when some hole is not exactly one span."""
+    """Holes by candidate-span index, or None when some hole is not exactly one span."""
     index = _span_index(code)
     found = {index.get((h.start, h.end)): h for h in holes}
     return None if None in found else found
@@ -72,7 +72,7 @@ def _span_indices(code: str, holes: list[Hole]) -> dict[int, Hole] | None:
 
 @lru_cache(maxsize=128)
 def _span_index(code: str) -> dict[tuple[int, int], int]:
-    return {(s.start, s.end): s.index for s in eligible_spans(code)}
+    return {(s.start, s.end): s.index for s in candidate_spans(code)}
 
 
 @lru_cache(maxsize=16384)
@@ -114,11 +114,11 @@ LINE_BREAK = '\n</span><span class="line">'
 
 @lru_cache(maxsize=128)
 def _layout(code: str) -> tuple[tuple[str, ...], tuple[str, ...], str]:
-    """The highlighted code as HTML between eligible spans, HTML of each span, and the tail.
+    """The highlighted code as HTML between candidate spans, HTML of each span, and the tail.
 
     A random mask then costs one join: a gap, then the span or its input, for each span.
     """
-    spans = eligible_spans(code)
+    spans = candidate_spans(code)
     starts = {s.start: s for s in spans}
     gaps, span_html, current = [], [], ['<span class="line">']
     span_end = -1
@@ -145,7 +145,7 @@ def _flat(code: str) -> tuple[str, ...]:
 
 
 def render_mask(code: str, holes: dict[int, Hole], shown: dict[str, HoleState]) -> Markup:
-    """`render_code` for holes that are eligible spans (keyed by span index): the fast path.
+    """`render_code` for holes that are candidate spans (keyed by span index): the fast path.
 
     The cached highlighted spans are swapped for inputs, then everything is joined once.
     """
@@ -162,8 +162,8 @@ def render_mask(code: str, holes: dict[int, Hole], shown: dict[str, HoleState]) 
 
 @lru_cache(maxsize=128)
 def _span_blanks(code: str) -> tuple[tuple[str, str], ...]:
-    """For each eligible span, its empty <input> before and after the blank's label."""
-    parts = (_input_parts(f"s{s.index}", s.text, None, "", "", False) for s in eligible_spans(code))
+    """For each candidate span, its empty <input> before and after the blank's label."""
+    parts = (_input_parts(f"s{s.index}", s.text, None, "", "", False) for s in candidate_spans(code))
     return tuple((before + middle, after) for before, middle, after in parts)
 
 

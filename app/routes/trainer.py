@@ -5,7 +5,6 @@ from fastapi.responses import RedirectResponse, Response
 from .. import deps
 from ..engine.mask import new_seed, weakest_seed
 from ..engine.score import score, splice
-from ..engine.tokens import eligible_spans
 from ..errors import UserError
 from ..execution import execute
 from ..feedback import Result, revealed_states
@@ -13,7 +12,7 @@ from ..i18n import _
 from ..store import AttemptRecord
 from ..submission import answers_for, read_fields
 from ..templating import Frame, render
-from ..trainer import Drill, fixed_drill, parse_rate, parse_seed, random_drill
+from ..trainer import Drill, fixed_drill, hidden_spans, parse_rate, parse_seed, random_drill
 from .views import PAGE_SLOTS, drill_json, page_context, result_shape
 
 router = APIRouter()
@@ -66,8 +65,8 @@ async def weak_spots(request: Request, snippet_id: str, rate: str | None = None)
     rate_value = parse_rate(rate)
     misses = deps.store(request).misses(deps.learner_id(request), snippet_id, snippet.version)
     weights = {int(k[1:]): n for k, n in misses.items() if k[0] == "s" and k[1:].isdigit()}
-    n = len(eligible_spans(snippet.code))
-    seed = weakest_seed(snippet.version, n, rate_value, weights) if weights else new_seed()
+    hidden = lambda seed: hidden_spans(snippet, rate_value, seed)  # noqa: E731
+    seed = weakest_seed(hidden, weights) if weights else new_seed()
     return RedirectResponse(drill_url(snippet_id, rate_value, seed, snippet.version), status_code=303)
 
 
