@@ -71,29 +71,36 @@ def eligible_spans(code: str, kinds: tuple[str, ...] = DEFAULT_KINDS) -> tuple[S
 
 
 def _comparable(tok: tokenize.TokenInfo) -> str:
-    # 'a' and "a" are the same literal; other tokens compare by their text.
-    if tok.type == token.STRING:
+    # 'a' and "a" are the same literal, so are 1e-6 and 0.000001 (but 1 and 1.0 are not: the
+    # type is part of a number's value); other tokens compare by their text.
+    if tok.type in (token.STRING, token.NUMBER):
         try:
-            return repr(ast.literal_eval(tok.string))
+            value = ast.literal_eval(tok.string)
         except (ValueError, SyntaxError):
             return tok.string
+        return repr(value) if tok.type == token.STRING else f"{type(value).__name__}:{value!r}"
     return tok.string
 
 
 @lru_cache(maxsize=8192)
 def token_sequence(text: str) -> tuple[str, ...]:
-    """The tokens of a code fragment, whitespace and comments ignored.
+    """The tokens of a code fragment, whitespace and comments ignored, as they compare."""
+    return tuple(c for _, c in token_pairs(text))
+
+
+def token_pairs(text: str) -> list[tuple[str, str]]:
+    """Each token of a code fragment as typed and as it compares; whitespace and comments ignored.
 
     Fragments are often incomplete (a lone `(`), so tokenizer errors at the end of input
-    keep what was read; text the tokenizer cannot read at all compares as itself.
+    keep what was read; text the tokenizer cannot read at all is one token, itself.
     """
-    out: list[str] = []
+    out: list[tuple[str, str]] = []
     try:
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):
             if tok.type == token.ERRORTOKEN and not tok.string.isspace():
-                return (text.strip(),)
+                return [(text.strip(), text.strip())]
             if tok.type not in _LAYOUT:
-                out.append(_comparable(tok))
+                out.append((tok.string, _comparable(tok)))
     except (tokenize.TokenError, IndentationError, SyntaxError):
         pass
-    return tuple(out)
+    return out
