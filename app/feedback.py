@@ -1,6 +1,7 @@
 """What a scored submission shows: per-blank states, the score, and the execution verdict."""
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from .engine.render import HoleState
 from .engine.score import BlankVerdict
@@ -39,8 +40,12 @@ class Result:
 
     def states(self) -> list[str]:
         """Each blank's mark, in order (one of STATES)."""
+        return list(self._states)
+
+    @cached_property
+    def _states(self) -> tuple[str, ...]:
         passed = self.passed
-        return [_mark(v, passed) for v in self.verdicts]
+        return tuple(_mark(v, passed) for v in self.verdicts)
 
     def state_of(self) -> dict[str, str]:
         return {v.key: state for v, state in zip(self.verdicts, self.states())}

@@ -82,13 +82,13 @@ def _comparable(tok: tokenize.TokenInfo) -> str:
     return tok.string
 
 
-@lru_cache(maxsize=8192)
 def token_sequence(text: str) -> tuple[str, ...]:
     """The tokens of a code fragment, whitespace and comments ignored, as they compare."""
     return tuple(c for _, c in token_pairs(text))
 
 
-def token_pairs(text: str) -> list[tuple[str, str]]:
+@lru_cache(maxsize=8192)
+def token_pairs(text: str) -> tuple[tuple[str, str], ...]:
     """Each token of a code fragment as typed and as it compares; whitespace and comments ignored.
 
     Fragments are often incomplete (a lone `(`), so tokenizer errors at the end of input
@@ -98,9 +98,9 @@ def token_pairs(text: str) -> list[tuple[str, str]]:
     try:
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):
             if tok.type == token.ERRORTOKEN and not tok.string.isspace():
-                return [(text.strip(), text.strip())]
+                return ((text.strip(), text.strip()),)
             if tok.type not in _LAYOUT:
                 out.append((tok.string, _comparable(tok)))
     except (tokenize.TokenError, IndentationError, SyntaxError):
         pass
-    return out
+    return tuple(out)

@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from .mask import blank_count
-from .tokens import Span, candidate_spans
+from .tokens import Span, candidate_spans, eligible_spans
 
 UNITS = ("token", "span", "line")
 SPAN_P, SPAN_MAX = 0.2, 10  # SpanBERT's geometric length distribution, clipped
@@ -73,8 +73,7 @@ def _length(rng: random.Random) -> int:
 def span_mask(code: str, version: str, kinds: tuple[str, ...], rate: int, seed: int) -> tuple[Piece, ...]:
     """Spans of consecutive tokens, each a whole sub-expression, until the rate's share of the
     eligible tokens is hidden (exactly: a span never takes more than what is left)."""
-    pieces, around = span_pieces(code, kinds), _around(code, kinds)
-    eligible = [s for s in candidate_spans(code) if s.kind in kinds]
+    around, eligible = _around(code, kinds), eligible_spans(code, kinds)
     left = blank_count(rate, len(eligible))
     rng = random.Random(f"{version}:span:{','.join(kinds)}:{rate}:{seed}")
     chosen: list[Piece] = []
@@ -85,9 +84,9 @@ def span_mask(code: str, version: str, kinds: tuple[str, ...], rate: int, seed: 
         if not any(piece.start < c.end and c.start < piece.end for c in chosen):
             chosen.append(piece)
             left -= piece.size
-    free = [s for s in eligible if not any(c.start <= s.start < c.end for c in chosen)]
-    for span in rng.sample(free, left):  # rarely needed: single tokens fill what is left
-        chosen.append(around[span.index][0])
+    if left:  # rarely needed: single tokens fill what is left
+        free = [s for s in eligible if not any(c.start <= s.start < c.end for c in chosen)]
+        chosen += [around[span.index][0] for span in rng.sample(free, left)]
     return tuple(sorted(chosen))
 
 
