@@ -1,9 +1,12 @@
 """What a scored submission shows: per-blank states, the score, and the execution verdict."""
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from .engine.render import HoleState
 from .engine.score import BlankVerdict
+
+STATES = ("right", "accepted", "wrong", "revealed", "empty")
 
 
 @dataclass(frozen=True)
@@ -21,7 +24,12 @@ class Result:
     @property
     def accepted(self) -> int:
         """Blanks token match rejects but the check accepted: the code passed with them."""
-        return 0 if not self.passed else sum(not v.correct for v in self.verdicts)
+        return self.states().count("accepted")
+
+    @property
+    def empty(self) -> int:
+        """Blanks left empty: with any of them the code is not run."""
+        return sum(not v.given.strip() for v in self.verdicts)
 
     @property
     def total(self) -> int:
@@ -32,27 +40,31 @@ class Result:
         return getattr(self.run, "status", None) == "passed"
 
     def states(self) -> list[str]:
-        """Each blank's mark, in order: right, accepted (the check passed with it) or wrong."""
+        """Each blank's mark, in order (one of STATES)."""
+        return list(self._states)
+
+    @cached_property
+    def _states(self) -> tuple[str, ...]:
         passed = self.passed
-        return [_mark(v, passed) for v in self.verdicts]
+        return tuple(_mark(v, passed) for v in self.verdicts)
+
+    def state_of(self) -> dict[str, str]:
+        return {v.key: state for v, state in zip(self.verdicts, self.states())}
 
     def hole_states(self) -> dict[str, HoleState]:
         return {v.key: HoleState(v.given, state, True) for v, state in zip(self.verdicts, self.states())}
 
     def marks_json(self) -> str:
-        """Marks for a page whose inputs already hold the answers: each blank that is not right,
-        with the answer to reveal where it is wrong (a blank not listed is right)."""
-        passed, marks = self.passed, {}
-        for v in self.verdicts:
-            if not v.correct:
-                state = _mark(v, passed)
-                marks[v.key] = [state, v.expected] if state == "wrong" else [state]
+        """Marks for a page whose inputs already hold the answers: each blank that is not right
+        (a blank not listed is right)."""
+        marks = {v.key: [state] for v, state in zip(self.verdicts, self.states()) if state != "right"}
         return json.dumps(marks, ensure_ascii=False, separators=(",", ":"))
 
     def as_json(self) -> dict:
         run, states = self.run, self.states()
         return {
-            "correct": self.correct, "total": self.total, "attempt": self.attempt_id, "saved": self.saved,
+            "correct": self.correct, "total": self.total, "empty": self.empty, "attempt": self.attempt_id,
+            "saved": self.saved,
             "blanks": [{"key": v.key, "given": v.given, "expected": v.expected,
                         "state": state} for v, state in zip(self.verdicts, states)],
             "run": None if run is None else {
@@ -62,9 +74,13 @@ class Result:
 
 
 def _mark(verdict: BlankVerdict, passed: bool) -> str:
+    if verdict.revealed:
+        return "revealed"  # never right: the learner was shown the answer
     if verdict.correct:
         return "right"
-    return "accepted" if passed and verdict.given.strip() else "wrong"
+    if not verdict.given.strip():
+        return "empty"
+    return "accepted" if passed else "wrong"
 
 
 def revealed_states(holes) -> dict[str, HoleState]:

@@ -29,6 +29,11 @@ class AttemptRecord:
     results: dict[str, bool]
     outcome: str | None = None
     answers: dict[int, str] | None = None  # short-answer responses by question index
+    # The drill's side of an attempt (not written by `_write_attempts` yet: the schema decides):
+    unit: str | None = None  # token | span | line, for random masks
+    kinds: tuple[str, ...] | None = None  # the token kinds the mask drew from
+    states: dict[str, str] | None = None  # blank key -> right | accepted | wrong | revealed | empty
+    ranges: dict[str, tuple[int, int]] | None = None  # blank key -> first and last span index inside
 
 
 class Store:

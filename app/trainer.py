@@ -5,12 +5,14 @@ from functools import lru_cache
 
 from .engine.mask import RATE_MAX, RATE_MIN, SEED_MAX, random_mask
 from .engine.score import Hole
-from .engine.tokens import eligible_spans
+from .engine.tokens import DEFAULT_KINDS, KINDS, eligible_spans
+from .engine.units import UNITS, line_mask, line_pieces, span_mask
 from .errors import UserError
 from .i18n import _
 from .snippets.model import Snippet
 
 DEFAULT_RATE = 15  # BERT's masking rate
+DEFAULT_UNIT = "token"
 
 
 @dataclass(frozen=True)
@@ -18,34 +20,67 @@ class Drill:
     snippet: Snippet
     mode: str  # "random" | "fixed"
     holes: tuple[Hole, ...]
-    eligible: int
+    eligible: int  # tokens of the chosen kinds
     rate: int | None = None
     seed: int | None = None
+    unit: str = DEFAULT_UNIT
+    kinds: tuple[str, ...] = DEFAULT_KINDS
+    hidden: int = 0  # eligible tokens inside the holes
+    lines: int = 0  # lines a line mask draws from
+
+    def ranges(self) -> dict[str, tuple[int, int]]:
+        """First and last candidate index of each hole of a random mask (equal for a token)."""
+        return {h.key: h.span for h in self.holes if h.span is not None}
 
 
-def random_drill(snippet: Snippet, rate: int, seed: int) -> Drill:
-    holes = _mask_holes(snippet.code, snippet.version, rate, seed, _("空 %(n)s"))
-    return Drill(snippet, "random", holes, len(_span_holes(snippet.code)), rate, seed)
+def mask_query(unit: str, kinds: tuple[str, ...]) -> str:
+    """`&unit=…&kinds=…` for a URL, leaving out the defaults (units and kinds come from fixed sets)."""
+    return ("" if unit == DEFAULT_UNIT else f"&unit={unit}") + \
+        ("" if kinds == DEFAULT_KINDS else f"&kinds={','.join(kinds)}")
+
+
+def random_drill(snippet: Snippet, rate: int, seed: int, unit: str = DEFAULT_UNIT,
+                 kinds: tuple[str, ...] = DEFAULT_KINDS) -> Drill:
+    holes, hidden = _mask_holes(snippet.code, snippet.version, unit, kinds, rate, seed, _("空 %(n)s"))
+    lines = len(line_pieces(snippet.code, kinds)) if unit == "line" else 0
+    return Drill(snippet, "random", holes, len(_span_holes(snippet.code, kinds)), rate, seed, unit, kinds,
+                 hidden, lines)
+
+
+def hidden_spans(snippet: Snippet, rate: int, seed: int, unit: str = DEFAULT_UNIT,
+                 kinds: tuple[str, ...] = DEFAULT_KINDS) -> list[int]:
+    """Candidate indices of the tokens a mask hides."""
+    holes, _hidden = _mask_holes(snippet.code, snippet.version, unit, kinds, rate, seed, "")
+    return [i for h in holes for i in range(h.span[0], h.span[1] + 1)]
 
 
 @lru_cache(maxsize=1024)
-def _mask_holes(code: str, version: str, rate: int, seed: int, label: str) -> tuple[Hole, ...]:
-    """The blanks of a mask; kept a while, since a learner submits the mask their page just showed."""
-    spans = _span_holes(code)
-    chosen = random_mask(version, len(spans), rate, seed)
-    labels = _labels(label, len(chosen))  # the n-th blank of this mask
-    return tuple(Hole(*spans[i], labels[n]) for n, i in enumerate(chosen, start=1))
+def _mask_holes(code: str, version: str, unit: str, kinds: tuple[str, ...], rate: int, seed: int,
+                label: str) -> tuple[tuple[Hole, ...], int]:
+    """The blanks of a mask and the eligible tokens they hide; kept a while, since a learner
+    submits the mask their page just showed."""
+    if unit == "token":
+        spans = _span_holes(code, kinds)
+        chosen = random_mask(version, len(spans), rate, seed)  # positions among the eligible spans
+        labels = _labels(label, len(chosen))  # the n-th blank of this mask
+        return tuple(Hole(*spans[i][:4], labels[n], None, "", spans[i][4]) for n, i in enumerate(chosen, start=1)), len(chosen)
+    mask = (span_mask if unit == "span" else line_mask)(code, version, kinds, rate, seed)
+    labels = _labels(label, len(mask))
+    holes = tuple(Hole(f"s{p.first}", p.start, p.end, code[p.start:p.end], labels[n], span=(p.first, p.last))
+                  for n, p in enumerate(mask, start=1))
+    return holes, sum(p.size for p in mask)
 
 
 @lru_cache(maxsize=64)
 def _labels(template: str, count: int) -> tuple[str, ...]:
-    return tuple(template % {"n": n} for n in range(count + 1))
+    return tuple(template % {"n": n} if template else "" for n in range(count + 1))
 
 
 @lru_cache(maxsize=256)
-def _span_holes(code: str) -> tuple[tuple[str, int, int, str], ...]:
-    """Key, start, end and answer of a blank at each eligible span."""
-    return tuple((f"s{s.index}", s.start, s.end, s.text) for s in eligible_spans(code))
+def _span_holes(code: str, kinds: tuple[str, ...]) -> tuple[tuple, ...]:
+    """Key (by candidate index), start, end, answer and span of a blank at each eligible token."""
+    return tuple((f"s{s.index}", s.start, s.end, s.text, (s.index, s.index))
+                 for s in eligible_spans(code, kinds))
 
 
 def fixed_drill(snippet: Snippet) -> Drill:
@@ -87,3 +122,33 @@ def whole_number(text: str, max_digits: int) -> int | None:
     if not _DIGITS.match(text) or len(text.lstrip("0")) > max_digits:
         return None
     return int(text)
+
+
+def parse_unit(raw: str | None) -> str:
+    if raw is None or raw == "":
+        return DEFAULT_UNIT
+    if raw.strip() not in UNITS:
+        raise UserError(422, _("挖空单位必须是 token、span 或 line 之一，收到的是 “%(raw)s”。", raw=raw[:40]))
+    return raw.strip()
+
+
+def parse_kinds(raw: str | None) -> tuple[str, ...]:
+    """`names,literals,…` in any order, as the canonical tuple (KINDS order, no repeats)."""
+    if raw is None or raw.strip() == "":
+        return DEFAULT_KINDS
+    asked = {k.strip() for k in raw.split(",") if k.strip()}
+    unknown = sorted(asked - set(KINDS))
+    if unknown or not asked:
+        raise UserError(422, _("挖空种类只能是 names、literals、operators、punctuation 的组合（逗号分隔），"
+                               "收到的是 “%(raw)s”。", raw=raw[:60]))
+    return tuple(k for k in KINDS if k in asked)
+
+
+def revealed_keys(holes: tuple[Hole, ...], fields: dict[str, str]) -> frozenset[str]:
+    """The blanks whose answer the learner asked to see (`revealed=s3,s7`, sent by the page)."""
+    raw = fields.get("revealed", "")
+    keys = frozenset(k.strip() for k in raw.split(",") if k.strip())
+    foreign = sorted(keys - {h.key for h in holes})
+    if foreign:
+        raise UserError(422, _("“revealed” 里有不属于这次遮盖的空：%(keys)s。", keys=", ".join(foreign[:10])[:200]))
+    return keys

@@ -1,5 +1,6 @@
 """The app as served, plus static pages exactly as large as the responses they stand beside
-(bench only). The submission form is built here so the server and the load agree on it."""
+(bench only), one pair per masking unit. The submission forms are built here so the server and
+the load agree on them."""
 import os
 import random
 import tempfile
@@ -12,41 +13,50 @@ from fastapi.testclient import TestClient
 
 from app.main import create_app
 from app.settings import Settings
-from app.trainer import random_drill
+from app.trainer import mask_query, random_drill
 
 settings = Settings(data_dir=Path(os.environ.get("BENCH_DATA", tempfile.mkdtemp())), execution=False)
 app = create_app(settings)
-PAGE_URL = "/s/mlm-flash-forward/drill?rate=20&seed=1"
+SNIPPET, RATE = "mlm-flash-forward", 20
+UNITS = ("token", "span", "line")
 HTMX = {"HX-Request": "true"}
 
 
-def submission_form(seed: int, rng: random.Random) -> dict:
-    snippet = app.state.library.get("mlm-flash-forward")
-    holes = random_drill(snippet, 20, seed).holes
+def page_url(unit: str, seed: int) -> str:
+    return f"/s/{SNIPPET}/drill?rate={RATE}&seed={seed}{mask_query(unit, ('names', 'literals', 'operators'))}"
+
+
+def submission_form(unit: str, seed: int, rng: random.Random) -> dict:
+    snippet = app.state.library.get(SNIPPET)
+    holes = random_drill(snippet, RATE, seed, unit).holes
     # Every other blank right, the rest wrong in the learner's own words, so no two forms repeat
-    # and both verdicts are rendered.
+    # and both verdicts are rendered (for spans and lines, with their token diffs).
     answers = {h.key: h.answer if i % 2 else rng.choice(WRONG).format(rng.randrange(1000))
                for i, h in enumerate(holes)}
-    return {"version": snippet.version, "rate": "20", "seed": str(seed), **answers}
+    extra = {} if unit == "token" else {"unit": unit}
+    return {"version": snippet.version, "rate": str(RATE), "seed": str(seed), **extra, **answers}
 
 
 WRONG = ("m_{}", "x[{}]", "k_j * {}", "torch.max(s, {})", "{}", "(", "dim=-{}", "l_i + {}")
 _rng = random.Random(7)
-BODIES = [urlencode(submission_form(seed, _rng)) for seed in range(1, 201)]
+BODIES = {unit: [urlencode(submission_form(unit, seed, _rng)) for seed in range(1, 201)] for unit in UNITS}
 LEARNER = "b" * 32  # a returning learner's cookie
+PAGE_BYTES, SCORED_BYTES = {}, {}
 with TestClient(app) as client:
-    PAGE_BYTES = b"x" * len(client.get(PAGE_URL).content)
-    sizes = [len(client.post("/s/mlm-flash-forward/drill", content=body, cookies={"cc_learner": LEARNER}, headers={
-        **HTMX, "content-type": "application/x-www-form-urlencoded"}).content) for body in BODIES]
-    SCORED_BYTES = b"x" * (sum(sizes) // len(sizes))
+    for unit in UNITS:
+        pages = [len(client.get(page_url(unit, seed)).content) for seed in range(1, 21)]
+        PAGE_BYTES[unit] = b"x" * (sum(pages) // len(pages))
+        sizes = [len(client.post(f"/s/{SNIPPET}/drill", content=body, cookies={"cc_learner": LEARNER}, headers={
+            **HTMX, "content-type": "application/x-www-form-urlencoded"}).content) for body in BODIES[unit]]
+        SCORED_BYTES[unit] = b"x" * (sum(sizes) // len(sizes))
 
 
-@app.get("/bench/static")
-async def static_page() -> HTMLResponse:
-    return HTMLResponse(PAGE_BYTES)
+@app.get("/bench/static/{unit}")
+async def static_page(unit: str) -> HTMLResponse:
+    return HTMLResponse(PAGE_BYTES[unit])
 
 
-@app.post("/bench/static")
-async def static_answer(request: Request) -> HTMLResponse:
+@app.post("/bench/static/{unit}")
+async def static_answer(request: Request, unit: str) -> HTMLResponse:
     await request.body()  # read like a submission is, answered like a static page
-    return HTMLResponse(SCORED_BYTES)
+    return HTMLResponse(SCORED_BYTES[unit])

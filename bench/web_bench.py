@@ -1,7 +1,8 @@
-"""Throughput and latency of a new-mask drill page and a token-scored submission, each beside a
-static page of the same size served by the same FastAPI app, in one run (wrk, one uvicorn worker).
+"""Throughput and latency of a new-mask drill page and a scored submission for each masking unit
+(token, span, line; 20 %), each beside a static page of the same size served by the same FastAPI
+app, in one run (wrk, one uvicorn worker).
 
-    python bench/web_bench.py [--seconds 5] [--rounds 3] [--connections 32]
+    python bench/web_bench.py [--seconds 5] [--rounds 3] [--connections 32] [--units token,span,line]
 """
 import argparse
 import re
@@ -17,7 +18,7 @@ sys.path.insert(0, str(ROOT))
 
 NEW_MASK = """
 request = function()
-  return wrk.format("GET", "/s/mlm-flash-forward/drill?rate=20&seed=" .. math.random(0, 2^31))
+  return wrk.format("GET", "/s/mlm-flash-forward/drill?rate=20{query}&seed=" .. math.random(0, 2^31))
 end
 """
 # The browser submits with htmx and gets the trainer block back; the static POST reads the
@@ -71,39 +72,47 @@ def main() -> None:
     parser.add_argument("--seconds", type=int, default=5)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument("--units", default="token,span,line")
     args = parser.parse_args()
     port = free_port()  # a fixed port would measure whichever server already holds it
     server = subprocess.Popen([sys.executable, "-m", "uvicorn", "bench.web_app:app", "--port", str(port),
                                "--log-level", "warning"], cwd=ROOT)
+    results = []
     try:
         base = f"http://127.0.0.1:{port}"
-        for _ in range(100):
+        for _ in range(150):
             try:
                 urllib.request.urlopen(base + "/healthz", timeout=1)
                 break
             except OSError:
                 time.sleep(0.2)
         from bench.web_app import BODIES, LEARNER
-        bodies = ", ".join(f'"{b}"' for b in BODIES)  # urlencoded: no quotes or backslashes
+        from app.trainer import mask_query
 
         def run(script: str, warmup: bool = False) -> dict:
             return wrk(base, script, 2 if warmup else args.seconds, args.connections)
-        pages = pair(run, 'wrk.path = "/bench/static"', NEW_MASK, args.rounds)
-        scored = pair(run, SUBMIT.format(bodies=bodies, learner=LEARNER, path="/bench/static"),
-                      SUBMIT.format(bodies=bodies, learner=LEARNER, path="/s/mlm-flash-forward/drill"), args.rounds)
+        for unit in args.units.split(","):
+            bodies = ", ".join(f'"{b}"' for b in BODIES[unit])  # urlencoded: no quotes or backslashes
+            query = mask_query(unit, ("names", "literals", "operators"))
+            pages = pair(run, f'wrk.path = "/bench/static/{unit}"', NEW_MASK.replace("{query}", query), args.rounds)
+            scored = pair(run, SUBMIT.format(bodies=bodies, learner=LEARNER, path=f"/bench/static/{unit}"),
+                          SUBMIT.format(bodies=bodies, learner=LEARNER, path="/s/mlm-flash-forward/drill"),
+                          args.rounds)
+            results.append((unit, pages, scored))
     finally:
         server.terminate()
         server.wait()
     print(f"{args.rounds} alternating rounds of {args.seconds} s each; medians over the rounds\n")
-    print("| case | req/s | p50 ms | p99 ms | non-2xx | vs static (each round) |\n|---|---|---|---|---|---|")
-    for names, (statics, targets) in ((("static page (GET), same size as (a)", "(a) drill page, new mask"), pages),
-                                      (("static page (POST, same body), same size as (b)",
-                                        "(b) token-scored submission (htmx)"), scored)):
-        ratios = [t["rps"] / s["rps"] for s, t in zip(statics, targets)]
-        for name, runs, vs in ((names[0], statics, "100%"),
-                               (names[1], targets, f"{median(ratios):.0%} ({', '.join(f'{r:.0%}' for r in ratios)})")):
-            print(f"| {name} | {median([r['rps'] for r in runs]):.0f} | {median([r['p50'] for r in runs]):.1f} |"
-                  f" {median([r['p99'] for r in runs]):.1f} | {sum(r['errors'] for r in runs)} | {vs} |")
+    print("| unit | case | req/s | p50 ms | p99 ms | non-2xx | vs static (each round) |\n|---|---|---|---|---|---|---|")
+    for unit, pages, scored in results:
+        for names, (statics, targets) in ((("static page (GET), same size as (a)", "(a) drill page, new mask"), pages),
+                                          (("static page (POST, same body), same size as (b)",
+                                            "(b) scored submission (htmx)"), scored)):
+            ratios = [t["rps"] / s["rps"] for s, t in zip(statics, targets)]
+            for name, runs, vs in ((names[0], statics, "100%"),
+                                   (names[1], targets, f"{median(ratios):.0%} ({', '.join(f'{r:.0%}' for r in ratios)})")):
+                print(f"| {unit} | {name} | {median([r['rps'] for r in runs]):.0f} | {median([r['p50'] for r in runs]):.1f} |"
+                      f" {median([r['p99'] for r in runs]):.1f} | {sum(r['errors'] for r in runs)} | {vs} |")
 
 
 if __name__ == "__main__":

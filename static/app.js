@@ -1,14 +1,68 @@
-// Drill page behaviour that HTML alone lacks: reveal answers, focus, and mark the failing line.
+// Drill page behaviour that HTML alone lacks: keyboard, reveal answers, confirm empty blanks,
+// marks from a scored outcome, and the failing line.
 (function () {
   "use strict";
 
+  function blanks(trainer) { return Array.prototype.slice.call(trainer.querySelectorAll("input.blank")); }
+  function isEmpty(input) { return input.value.trim() === ""; }
+
+  // A blank grows with what is typed (never below the width it was given).
+  function fit(input) {
+    if (!input.dataset.w) input.dataset.w = input.style.getPropertyValue("--w") || "3";
+    input.style.setProperty("--w", Math.max(Number(input.dataset.w), input.value.length + 1));
+  }
+
   function reveal(input) {
-    if (!input || !input.dataset.answer) return;
+    if (!input || !input.dataset.answer || input.classList.contains("right")) return;
     input.value = input.dataset.answer;
-    input.classList.remove("wrong");
+    input.classList.remove("wrong", "empty", "accepted");
     input.classList.add("revealed");
     input.dataset.state = "revealed";
+    fit(input);
+    var button = input.nextElementSibling;
+    if (button && button.matches("button.reveal")) button.remove();
   }
+
+  function move(input, step) {
+    var all = blanks(input.closest(".trainer")), next = all[all.indexOf(input) + step];
+    if (next) { next.focus(); next.select(); return; }
+    if (step > 0) input.form.querySelector("button[type=submit]").focus();
+  }
+
+  function newMask() {
+    var refresh = document.querySelector("#trainer a.refresh");
+    if (refresh) refresh.click();
+  }
+
+  function openShortcuts() {
+    var dialog = document.getElementById("shortcuts");
+    if (dialog && !dialog.open) dialog.showModal();
+  }
+
+  document.addEventListener("keydown", function (event) {
+    var target = event.target, inBlank = target.matches && target.matches("input.blank");
+    var inForm = target.closest && target.closest("form.drill");
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && inForm) {
+      event.preventDefault();
+      inForm.requestSubmit();
+    } else if (event.key === "Enter" && inBlank && !event.altKey) {
+      event.preventDefault();  // Enter moves on; it never submits the whole exercise
+      move(target, event.shiftKey ? -1 : 1);
+    } else if (event.altKey && !event.ctrlKey && !event.metaKey && event.code === "KeyR" && inBlank) {
+      event.preventDefault();
+      reveal(target);
+    } else if (event.altKey && !event.ctrlKey && !event.metaKey && event.code === "KeyN" && document.getElementById("trainer")) {
+      event.preventDefault();
+      newMask();
+    } else if (event.key === "?" && !target.matches("input, textarea, select, [contenteditable]")) {
+      event.preventDefault();
+      openShortcuts();
+    }
+  });
+
+  document.addEventListener("input", function (event) {
+    if (event.target.matches("input.blank")) fit(event.target);
+  });
 
   // A problem's "line N" link selects that line of the snippet text being edited.
   document.addEventListener("click", function (event) {
@@ -24,47 +78,84 @@
   });
 
   document.addEventListener("click", function (event) {
-    var button = event.target.closest("button.reveal, button.reveal-all");
+    var button = event.target.closest("button.reveal, button.reveal-all, button.shortcuts-open");
     if (!button) return;
-    if (button.classList.contains("reveal")) {
-      reveal(document.getElementById(button.dataset.for));
-      button.remove();
+    if (button.classList.contains("shortcuts-open")) {
+      openShortcuts();
+    } else if (button.classList.contains("reveal")) {
+      var input = document.getElementById(button.dataset.for);
+      reveal(input);
+      if (input) input.focus();  // the button is gone: focus stays with its blank
     } else {
-      var trainer = button.closest(".trainer");
-      trainer.querySelectorAll("input.blank[data-answer]").forEach(function (input) {
-        if (input.dataset.state === "wrong" || input.dataset.state === "") reveal(input);
+      blanks(button.closest(".trainer")).forEach(function (input) {
+        if (input.dataset.state !== "right" && input.dataset.state !== "accepted") reveal(input);
       });
-      trainer.querySelectorAll("button.reveal").forEach(function (b) { b.remove(); });
+    }
+  });
+
+  // Submitting: which blanks were revealed goes with the answers (they are never scored right);
+  // empty blanks ask first, since code with a gap is not run.
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (!form.matches("form.drill")) return;
+    var all = blanks(form), empty = all.filter(isEmpty);
+    form.querySelector("input[name=revealed]").value = all.filter(function (input) {
+      return input.dataset.state === "revealed";
+    }).map(function (input) { return input.name; }).join(",");
+    var box = form.querySelector(".confirm-empty");
+    if (empty.length && form.dataset.confirmed !== "1" && box) {
+      event.preventDefault();
+      event.stopImmediatePropagation();  // before htmx sees it
+      var text = box.querySelector("p");
+      text.textContent = text.dataset.template.replace("{n}", empty.length);
+      box.hidden = false;
+      box.querySelector(".confirm-submit").focus();
+      return;
+    }
+    delete form.dataset.confirmed;
+    if (box) box.hidden = true;
+  }, true);
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest(".confirm-submit, .confirm-back");
+    if (!button) return;
+    var form = button.closest("form"), box = button.closest(".confirm-empty");
+    box.hidden = true;
+    if (button.classList.contains("confirm-submit")) {
+      form.dataset.confirmed = "1";
+      form.requestSubmit();
+    } else {
+      var first = blanks(form).filter(isEmpty)[0];
+      if (first) first.focus();
     }
   });
 
   // A scored submission's outcome carries the marks of the blanks that are not right (the others
   // are); the inputs already hold the answers.
-  function mark(input, m) {
+  function mark(input, m, label) {
     var next = input.nextElementSibling;
     if (next && next.matches("button.reveal")) next.remove();
-    input.classList.remove("right", "wrong", "accepted", "revealed");
+    input.classList.remove("right", "wrong", "accepted", "revealed", "empty");
     var state = m ? m[0] : "";
     if (state) input.classList.add(state);
     input.dataset.state = state;
-    if (m && m.length > 1) {
-      input.dataset.answer = m[1];
+    if (state === "wrong" || state === "empty") {
       var button = document.createElement("button");
       button.type = "button";
       button.className = "reveal";
       button.dataset.for = input.id;
-      button.setAttribute("aria-label", "?");
+      var name = label.replace("{label}", input.getAttribute("aria-label"));
+      button.setAttribute("aria-label", name);
+      button.title = name;
       button.textContent = "?";
       input.after(button);
-    } else {
-      delete input.dataset.answer;
     }
   }
 
   function paint(outcome, trainer) {
     if (!outcome.dataset.marks) return;
-    var marks = JSON.parse(outcome.dataset.marks);
-    trainer.querySelectorAll("input.blank").forEach(function (input) { mark(input, marks[input.name] || ["right"]); });
+    var marks = JSON.parse(outcome.dataset.marks), label = trainer.dataset.revealLabel || "{label}";
+    blanks(trainer).forEach(function (input) { mark(input, marks[input.name] || ["right"], label); });
     trainer.querySelectorAll(".line.error-line").forEach(function (line) { line.classList.remove("error-line"); });
     var line = trainer.querySelectorAll("pre.trainer-code .line")[Number(outcome.dataset.errorLine) - 1];
     if (line) line.classList.add("error-line");
@@ -75,8 +166,9 @@
     if (!trainer) return;
     var outcome = trainer.querySelector("#outcome");
     if (outcome) paint(outcome, trainer);
-    var first = trainer.querySelector("input.blank.wrong") ||
-      (trainer.querySelector(".result") ? null : trainer.querySelector("input.blank:not([value]), input.blank[value='']"));
+    blanks(trainer).forEach(fit);
+    var first = trainer.querySelector("input.blank.wrong, input.blank.empty") ||
+      (trainer.querySelector(".result") ? null : blanks(trainer).filter(isEmpty)[0]);
     if (first) first.focus({ preventScroll: root === document.body });
   }
 

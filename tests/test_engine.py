@@ -6,7 +6,7 @@ from hypothesis import given, settings, strategies as st
 from app.engine.mask import SEED_MAX, blank_count, random_mask
 from app.engine.render import HoleState, render_code
 from app.engine.score import Hole, is_match, score, splice
-from app.engine.tokens import eligible_spans, token_sequence
+from app.engine.tokens import DEFAULT_KINDS, KINDS, candidate_spans, eligible_spans, token_sequence
 from app.settings import PROJECT_DIR
 from app.snippets.library import SnippetLibrary
 from app.trainer import random_drill
@@ -19,6 +19,7 @@ def bundled():
 
 
 SNIPPETS = bundled()
+SNIPPET_BY_ID = {s.id: s for s in SNIPPETS}
 
 
 def texts(code: str) -> list[str]:
@@ -27,10 +28,67 @@ def texts(code: str) -> list[str]:
 
 def test_eligible_tokens_follow_the_rules():
     code = "def f(a, b=2):\n    x = a.max(dim=-1)  # note\n    x += len('s'); return x if a else None\n"
-    assert texts(code) == ["f", "(", "a", ",", "b", "2", ")", ":",
-                           "x", "a", ".", "max", "(", "dim", "-", "1", ")",
-                           "x", "+=", "len", "(", "'s'", ")", "x", "a"]
+    assert texts(code) == ["f", "a", "b", "2", "x", "a", "max", "dim", "-", "1", "x", "+=", "len", "'s'", "x", "a"]
     assert "def" not in texts(code) and "=" not in texts(code) and ";" not in texts(code)
+    everything = [s.text for s in candidate_spans(code)]
+    assert everything == ["f", "(", "a", ",", "b", "2", ")", ":",
+                          "x", "a", ".", "max", "(", "dim", "-", "1", ")",
+                          "x", "+=", "len", "(", "'s'", ")", "x", "a"]
+    assert [s.text for s in eligible_spans(code, KINDS)] == everything
+    assert {s.text for s in eligible_spans(code, ("punctuation",))} == {"(", ")", ",", ":", "."}
+    assert [s.text for s in eligible_spans(code, ("operators",))] == ["-", "+="]
+
+
+def test_a_span_index_is_the_same_token_whatever_the_kinds():
+    code = SNIPPET_BY_ID["mlm-flash-forward"].code
+    by_index = {s.index: s for s in candidate_spans(code)}
+    assert [s.index for s in candidate_spans(code)] == list(range(len(by_index)))
+    for kinds in (DEFAULT_KINDS, ("names",), ("literals", "punctuation"), KINDS):
+        for span in eligible_spans(code, kinds):
+            assert by_index[span.index] == span and span.kind in kinds
+
+
+# The third drill exactly as the seed course prints it (a fragment of the function: no `def`,
+# no q_start/q_end lines, no return); the other two print the bundled snippets' code.
+SEED_FLASH_FORWARD = """O = torch.zeros(N, d)
+l = torch.zeros(N, 1)
+m = torch.full((N, 1), float('-inf'))
+
+for j in range(num_blocks):
+    k_j = K[j * block_size:(j + 1) * block_size]
+    v_j = V[j * block_size:(j + 1) * block_size]
+    for i in range(num_blocks):
+        q_i = Q[q_start:q_end]
+        o_i = O[q_start:q_end]
+        l_i = l[q_start:q_end]
+        m_i = m[q_start:q_end]
+
+        s_ij = q_i @ k_j.T / math.sqrt(d)
+        m_ij = s_ij.max(dim=-1, keepdim=True).values
+        m_new = torch.max(m_i, m_ij)
+        p_ij = torch.exp(s_ij - m_new)
+        l_new = l_i * torch.exp(m_i - m_new) + p_ij.sum(dim=-1, keepdim=True)
+
+        alpha = l_i * torch.exp(m_i - m_new) / l_new
+        beta = 1.0 / l_new
+        o_i = alpha * o_i + beta * (p_ij @ v_j)
+
+        O[q_start:q_end] = o_i
+        l[q_start:q_end] = l_new
+        m[q_start:q_end] = m_new"""
+
+
+def test_eligible_counts_of_the_seed_drills():
+    assert len(eligible_spans(SNIPPET_BY_ID["mlm-online-softmax"].code)) == 64
+    assert len(eligible_spans(SNIPPET_BY_ID["mlm-blocked-attention"].code)) == 84
+    assert len(eligible_spans(SEED_FLASH_FORWARD)) == 138
+    assert len(eligible_spans(SNIPPET_BY_ID["mlm-flash-forward"].code)) == 162
+    # The completed function adds exactly the 24 eligible tokens of what the seed leaves out.
+    missing = "def flash_attention_forward(Q, K, V, block_size):\n    N, d = Q.shape\n" \
+              "    num_blocks = N // block_size\nq_start = i * block_size\nq_end = (i + 1) * block_size\nreturn O\n"
+    assert len(eligible_spans(missing)) == 24
+    # Before: brackets, commas, colons and dots too.
+    assert len(candidate_spans(SNIPPET_BY_ID["mlm-flash-forward"].code)) == 254  # 76 blanks at 30 %
 
 
 def test_spans_point_at_their_text():

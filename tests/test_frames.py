@@ -5,6 +5,7 @@ from markupsafe import Markup
 from starlette.requests import Request
 
 from app.engine.score import score
+from app.engine.tokens import DEFAULT_KINDS, KINDS
 from app.feedback import Result, revealed_states
 from app.routes.trainer import snippet_page
 from app.sandbox.types import Verdict
@@ -32,9 +33,10 @@ def both_ways(app, drill, htmx: bool, block: str = "trainer", **kwargs) -> tuple
     return direct, render(request, "snippet.html", context, block=block, frame=frame).body
 
 
-def scored(drill, seed: int, run) -> Result:
-    # Some blanks right, some wrong with text that needs escaping, some empty.
-    answers = {h.key: [h.answer, "<b>&\"'", "", f" {h.answer} "][(i + seed) % 4] for i, h in enumerate(drill.holes)}
+def scored(drill, seed: int, run, empty: bool = True) -> Result:
+    # Some blanks right, some wrong with text that needs escaping, some empty (or not).
+    answers = {h.key: [h.answer, "<b>&\"'", "" if empty else "x", f" {h.answer} "][(i + seed) % 4]
+               for i, h in enumerate(drill.holes)}
     # With a passing run, the wrong texts are marked accepted.
     return Result(tuple(score(list(drill.holes), answers)), run, attempt_id=seed + 1)
 
@@ -49,6 +51,32 @@ def test_new_masks_fill_one_frame_per_rate(client, htmx):
                 direct, framed = both_ways(app, random_drill(snippet, rate, seed), htmx)
                 assert framed == direct
     assert sum(key[0] == "snippet.html" for key in app.state.templates.frames) == 3 * 4
+
+
+@pytest.mark.parametrize("htmx", [False, True])
+def test_units_and_kinds_fill_one_frame_each(client, htmx):
+    app = client.app
+    snippet = app.state.library.get("mlm-flash-forward")
+    choices = [(unit, kinds) for unit in ("token", "span", "line")
+               for kinds in (DEFAULT_KINDS, ("names",), ("operators", "punctuation"), KINDS)]
+    for unit, kinds in choices:
+        for seed in range(4):
+            direct, framed = both_ways(app, random_drill(snippet, 20, seed, unit, kinds), htmx)
+            assert framed == direct
+            assert (f'name="unit" value="{unit}"'.encode() in framed) == (unit != "token")
+    assert sum(key[0] == "snippet.html" for key in app.state.templates.frames) == len(choices)
+
+
+@pytest.mark.parametrize("unit", ["token", "span", "line"])
+@pytest.mark.parametrize("htmx, block", [(False, "trainer"), (True, "outcome")])
+def test_scored_units_fill_their_frame(client, unit, htmx, block):
+    snippet = client.app.state.library.get("mlm-flash-forward")
+    for seed, run in enumerate(RUNS * 2):
+        drill = random_drill(snippet, 20, seed, unit)
+        result = scored(drill, seed, run, empty=seed % 2 == 0)
+        direct, framed = both_ways(client.app, drill, htmx, block, result=result)
+        assert framed == direct
+        assert (b'<ul class="diffs">' in framed) == (unit != "token" and "wrong" in result.states())
 
 
 @pytest.mark.parametrize("htmx, block", [(False, "trainer"), (True, "trainer"), (True, "outcome")])

@@ -5,7 +5,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from app.engine.tokens import eligible_spans
+from app.engine.tokens import candidate_spans
 from app.sandbox import Limits, Sandbox
 from app.settings import PROJECT_DIR
 from app.snippets.parse import parse_snippet
@@ -55,7 +55,7 @@ def at(code: str, needle: str, line_text: str) -> tuple[int, int]:
 # -- mutants: pure ------------------------------------------------------------------------
 
 def test_each_mutant_compiles_and_differs_at_exactly_its_span():
-    spans = eligible_spans(CODE)
+    spans = candidate_spans(CODE)
     found = mutants(snippet(), max_mutants=1000)
     assert found
     for m in found:
@@ -80,7 +80,7 @@ def test_mutations_by_kind():
     assert ("'-inf'", "'inf'") in found
     assert ("2", "3") in found and ("1.0", "2.0") in found
     assert {("**", "*"), ("<", ">"), (">", "<"), ("/", "*")} <= found
-    names = {t.text for t in eligible_spans(CODE) if t.text.isidentifier()}
+    names = {t.text for t in candidate_spans(CODE) if t.text.isidentifier()}
     assert any(a in names and b in names for a, b in found)
     originals = {a for a, _ in found}
     assert not originals & {"(", ")", "[", "]", ",", ":", "."}
@@ -97,7 +97,7 @@ def test_declarations_and_docstrings_are_not_mutated():
 def test_fixed_blanks_are_preferred():
     marked = CODE.replace("float('-inf')", "{{c1::float('-inf')}}").replace("max(best, x)", "{{c2::max(best, x)}}")
     exercise = snippet(marked)
-    inside = {s.index for s in eligible_spans(exercise.code)
+    inside = {s.index for s in candidate_spans(exercise.code)
               if any(b.start <= s.start and s.end <= b.end for b in exercise.blanks)}
     assert {m.span_index for m in mutants(exercise, max_mutants=3)} <= inside
 

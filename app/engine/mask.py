@@ -1,5 +1,6 @@
 """Random masks: a pure function of (snippet version, rate, seed), so no page state is kept."""
 import random
+from collections.abc import Callable, Iterable
 
 RATE_MIN, RATE_MAX = 10, 50
 SEED_MAX = 2**53 - 1  # survives a round trip through JavaScript numbers
@@ -26,11 +27,11 @@ def new_seed() -> int:
     return _SEEDS.randrange(SEED_MAX)
 
 
-def weakest_seed(version: str, eligible: int, rate: int, weights: dict[int, int], tries: int = 64) -> int:
+def weakest_seed(hidden: Callable[[int], Iterable[int]], weights: dict[int, int], tries: int = 64) -> int:
     """A seed whose mask hides as many of the weighted (often missed) spans as possible.
 
-    The mask stays a pure function of (version, rate, seed): adapting only chooses the seed,
-    so the resulting URL can still be shared and reloaded.
+    `hidden(seed)` gives the span indices a seed's mask hides. The mask stays a pure function
+    of its inputs: adapting only chooses the seed, so the resulting URL can still be shared.
     """
     candidates = [new_seed() for _ in range(tries)]
-    return max(candidates, key=lambda seed: sum(weights.get(i, 0) for i in random_mask(version, eligible, rate, seed)))
+    return max(candidates, key=lambda seed: sum(weights.get(i, 0) for i in hidden(seed)))

@@ -8,7 +8,8 @@ from pygments.lexers import PythonLexer
 from pygments.token import STANDARD_TYPES
 
 from .score import Hole
-from .tokens import eligible_spans
+from ..i18n import _
+from .tokens import candidate_spans
 
 _LEXER = PythonLexer(stripnl=False, ensurenl=False)
 
@@ -16,11 +17,12 @@ _LEXER = PythonLexer(stripnl=False, ensurenl=False)
 class HoleState(NamedTuple):
     """What the page shows in a hole: the learner's text and, once scored, the verdict."""
     value: str = ""
-    state: str = ""  # "", "right", "accepted", "wrong", "revealed"
-    reveal: bool = False  # put the answer on the input so the learner can reveal it
+    state: str = ""  # "", "right", "accepted", "wrong", "revealed", "empty"
+    reveal: bool = False  # a button reveals the answer (wrong and empty blanks of a scored page)
 
 
 BLANK = HoleState()
+ASKABLE = ("wrong", "empty")  # scored states whose input gets a button to reveal the answer
 
 
 def _css_class(ttype) -> str:
@@ -49,13 +51,20 @@ def _pieces(code: str, cuts: tuple[int, ...]) -> tuple[tuple[int, int, tuple[str
 
 @lru_cache(maxsize=128)
 def _span_bounds(code: str) -> frozenset[int]:
-    return frozenset(b for span in eligible_spans(code) for b in (span.start, span.end))
+    return frozenset(b for span in candidate_spans(code) for b in (span.start, span.end))
 
 
 def _cuts(code: str, holes: list[Hole]) -> tuple[int, ...]:
+    """Where pieces must be cut for these holes; the usual cuts (so cached pieces) when every
+    hole starts and ends where a highlighted token does (a line from its `for`)."""
     bounds = _span_bounds(code)
-    extra = {b for h in holes for b in (h.start, h.end)} - bounds
+    extra = {b for h in holes for b in (h.start, h.end)} - bounds - _lexer_bounds(code)
     return tuple(sorted(bounds | extra)) if extra else _sorted_bounds(code)
+
+
+@lru_cache(maxsize=128)
+def _lexer_bounds(code: str) -> frozenset[int]:
+    return frozenset(b for index, _t, value in _LEXER.get_tokens_unprocessed(code) for b in (index, index + len(value)))
 
 
 @lru_cache(maxsize=128)
@@ -63,77 +72,98 @@ def _sorted_bounds(code: str) -> tuple[int, ...]:
     return tuple(sorted(_span_bounds(code)))
 
 
-def _span_indices(code: str, holes: list[Hole]) -> dict[int, Hole] | None:
-    """Holes by eligible-span index, or None when some hole is not exactly one span."""
-    index = _span_index(code)
-    found = {index.get((h.start, h.end)): h for h in holes}
-    return None if None in found else found
+def _span_indices(code: str, holes: list[Hole]) -> dict[int, tuple[Hole, int]] | None:
+    """Holes by the candidate index they start at, with the index they end at; None when some
+    hole does not start and end at candidate tokens (a line that starts with `for`)."""
+    starts, ends = _bound_index(code)
+    found = {}
+    for hole in holes:
+        first, last = starts.get(hole.start), ends.get(hole.end)
+        if first is None or last is None:
+            return None
+        found[first] = (hole, last)
+    return found
 
 
 @lru_cache(maxsize=128)
-def _span_index(code: str) -> dict[tuple[int, int], int]:
-    return {(s.start, s.end): s.index for s in eligible_spans(code)}
+def _bound_index(code: str) -> tuple[dict[int, int], dict[int, int]]:
+    spans = candidate_spans(code)
+    return {s.start: s.index for s in spans}, {s.end: s.index for s in spans}
 
 
 @lru_cache(maxsize=16384)
-def _input_parts(key: str, answer: str, hint: str | None, tag: str, state: str, reveal: bool) -> tuple[str, str, str]:
+def _input_parts(key: str, answer: str, hint: str | None, tag: str, state: str) -> tuple[str, str, str]:
     """A blank's <input> around the learner's text and its label, escaped once.
 
     Keyed by what the span and verdict fix, not by the blank's number in its mask ("空 7"),
-    so a few thousand entries cover every mask of a snippet.
+    so a few thousand entries cover every mask of a snippet. The answer rides along
+    (`data-answer`) so that a learner can ask for it; it is not shown until then.
     """
     # Keys are generated ([sc]\d+) and states come from a fixed set.
     tag_html = f'<span class="blank-tag" aria-hidden="true">{escape(tag)}</span>' if tag else ""
     before = f'{tag_html}<input class="blank{" " if state else ""}{state}" name="{key}" id="blank-{key}" value="'
     middle = (f'" style="--w:{max(len(answer), 2) + 1}" autocomplete="off" autocapitalize="off"'
               f' spellcheck="false" aria-label="')
-    after = f'" data-state="{state}"' + (f' title="{escape(hint)}"' if hint else "")
-    if not reveal:
-        return before, middle, after + ">"
-    after += f' data-answer="{escape(answer)}">'
-    if state not in ("right", "accepted"):
-        after += f'<button type="button" class="reveal" data-for="blank-{key}" aria-label="?">?</button>'
+    after = (f'" data-state="{state}"' + (f' title="{escape(hint)}"' if hint else "")
+             + f' data-answer="{_ascii(answer)}">')
     return before, middle, after
 
 
-@lru_cache(maxsize=1024)
-def _escaped_label(label: str) -> str:
+@lru_cache(maxsize=4096)
+def _reveal_button(key: str, label: str) -> str:
+    name = _ascii(_("显示%(label)s的答案", label=label))
+    return f'<button type="button" class="reveal" data-for="blank-{key}" aria-label="{name}" title="{name}">?</button>'
+
+
+@lru_cache(maxsize=4096)
+def _ascii(text: str) -> str:
     # As ASCII ("&#31354; 3" for "空 3"): a block of ASCII code then stays a one-byte-per-character
     # string, which joins and encodes several times faster.
-    return html.escape(label).encode("ascii", "xmlcharrefreplace").decode("ascii")
+    return html.escape(text).encode("ascii", "xmlcharrefreplace").decode("ascii")
 
 
 def _input(hole: Hole, shown: HoleState) -> str:
-    before, middle, after = _input_parts(hole.key, hole.answer, hole.hint, hole.tag, shown.state, shown.reveal)
+    before, middle, after = _input_parts(hole.key, hole.answer, hole.hint, hole.tag, shown.state)
     # plain str throughout: formatting Markup costs more
-    return f"{before}{html.escape(shown.value)}{middle}{_escaped_label(hole.label)}{after}"
+    label = _ascii(hole.label)
+    button = _reveal_button(hole.key, hole.label) if shown.reveal and shown.state in ASKABLE else ""
+    return f"{before}{html.escape(shown.value)}{middle}{label}{after}{button}"
 
 
-LINE_BREAK = '\n</span><span class="line">'
+@lru_cache(maxsize=128)
+def _line_opens(code: str) -> tuple[str, ...]:
+    """Each line's opening tag, with its indentation (`--i`) for the hanging indent of a
+    wrapped long line (app.css)."""
+    out = []
+    for line in code.split("\n"):
+        indent = len(line) - len(line.lstrip(" "))
+        out.append(f'<span class="line" style="--i:{indent}">' if indent and line.strip() else '<span class="line">')
+    return tuple(out)
 
 
 @lru_cache(maxsize=128)
 def _layout(code: str) -> tuple[tuple[str, ...], tuple[str, ...], str]:
-    """The highlighted code as HTML between eligible spans, HTML of each span, and the tail.
+    """The highlighted code as HTML between candidate spans, HTML of each span, and the tail.
 
     A random mask then costs one join: a gap, then the span or its input, for each span.
     """
-    spans = eligible_spans(code)
+    spans, opens = candidate_spans(code), _line_opens(code)
     starts = {s.start: s for s in spans}
-    gaps, span_html, current = [], [], ['<span class="line">']
-    span_end = -1
+    gaps, span_html, current = [], [], [opens[0]]
+    span_end, line = -1, 0
     for start, end, parts in _pieces(code, _sorted_bounds(code)):
         if start in starts:
             gaps.append("".join(current))
             current, span_end = [], starts[start].end
         current.append(parts[0])
         for part in parts[1:]:
-            current += [LINE_BREAK, part]
+            line += 1
+            current += ["\n</span>", opens[line], part]
         if end == span_end:
             span_html.append("".join(current))
             current, span_end = [], -1
     tail = "".join(current)
-    tail = tail.removesuffix('<span class="line">') if code.endswith("\n") else tail + "\n</span>"
+    tail = tail.removesuffix(opens[-1]) if code.endswith("\n") else tail + "\n</span>"
     return tuple(gaps), tuple(span_html), tail
 
 
@@ -144,26 +174,26 @@ def _flat(code: str) -> tuple[str, ...]:
     return (*(x for pair in zip(gaps, spans) for x in pair), tail)
 
 
-def render_mask(code: str, holes: dict[int, Hole], shown: dict[str, HoleState]) -> Markup:
-    """`render_code` for holes that are eligible spans (keyed by span index): the fast path.
-
-    The cached highlighted spans are swapped for inputs, then everything is joined once.
-    """
+def render_mask(code: str, holes: dict[int, tuple[Hole, int]], shown: dict[str, HoleState]) -> Markup:
+    """`render_code` for holes from candidate token to candidate token (keyed by the first's
+    index): the fast path. The cached highlighted tokens are swapped for inputs (a span's
+    other tokens and the gaps between them for nothing), then everything is joined once."""
     out, blanks = list(_flat(code)), _span_blanks(code)
-    for index, hole in holes.items():
+    for index, (hole, last) in holes.items():
         state = shown.get(hole.key)
-        if state is None and hole.key[0] == "s" and hole.hint is None and not hole.tag:
-            before, after = blanks[index]  # a random mask's empty blank: all but its number is the span's
-            out[2 * index + 1] = f"{before}{_escaped_label(hole.label)}{after}"
+        if state is None and last == index and hole.key[0] == "s" and hole.hint is None and not hole.tag:
+            before, after = blanks[index]  # a token mask's empty blank: all but its number is the span's
+            out[2 * index + 1] = f"{before}{_ascii(hole.label)}{after}"
         else:
             out[2 * index + 1] = _input(hole, BLANK if state is None else state)
+            out[2 * index + 2:2 * last + 2] = [""] * (2 * (last - index))
     return Markup("".join(out))
 
 
 @lru_cache(maxsize=128)
 def _span_blanks(code: str) -> tuple[tuple[str, str], ...]:
-    """For each eligible span, its empty <input> before and after the blank's label."""
-    parts = (_input_parts(f"s{s.index}", s.text, None, "", "", False) for s in eligible_spans(code))
+    """For each candidate span, its empty <input> before and after the blank's label."""
+    parts = (_input_parts(f"s{s.index}", s.text, None, "", "") for s in candidate_spans(code))
     return tuple((before + middle, after) for before, middle, after in parts)
 
 
@@ -188,4 +218,5 @@ def render_code(code: str, holes: list[Hole], shown: dict[str, HoleState] | None
             lines.append([part])
     if lines and not "".join(lines[-1]):
         lines.pop()
-    return Markup("".join(f'<span class="line">{"".join(parts)}\n</span>' for parts in lines))
+    opens = _line_opens(code)
+    return Markup("".join(f'{opens[n]}{"".join(parts)}\n</span>' for n, parts in enumerate(lines)))

@@ -17,17 +17,20 @@ class Hole(NamedTuple):
     label: str = ""
     hint: str | None = None
     tag: str = ""  # short visible marker, e.g. the cloze group number
+    span: tuple[int, int] | None = None  # first and last candidate token inside (random masks)
 
 
 class BlankVerdict(NamedTuple):
     key: str
     given: str
     expected: str
-    correct: bool
+    correct: bool  # never for a revealed blank
+    revealed: bool = False  # the learner asked for the answer before submitting
 
 
-# Strings compare by value, comments and line joins vanish: around these only the tokenizer can tell.
-_TOKENIZER_ONLY = frozenset("'\"#\\")
+# Strings and numbers compare by value, comments and line joins vanish: around these only the
+# tokenizer can tell.
+_TOKENIZER_ONLY = frozenset("'\"#\\0123456789")
 
 
 def is_match(given: str, expected: str) -> bool:
@@ -50,10 +53,11 @@ def _squeezed(text: str) -> str:
     return "".join(text.split())
 
 
-def score(holes: list[Hole], answers: dict[str, str]) -> list[BlankVerdict]:
+def score(holes: list[Hole], answers: dict[str, str], revealed: frozenset[str] = frozenset()) -> list[BlankVerdict]:
     given = [answers.get(h.key, "") for h in holes]
     # Most answers are typed exactly: only the others need `is_match`.
-    return [BlankVerdict(h.key, g, h.answer, g == h.answer or is_match(g, h.answer)) for h, g in zip(holes, given)]
+    return [BlankVerdict(h.key, g, h.answer, False, True) if h.key in revealed else
+            BlankVerdict(h.key, g, h.answer, g == h.answer or is_match(g, h.answer)) for h, g in zip(holes, given)]
 
 
 def splice(code: str, holes: list[Hole], answers: dict[str, str]) -> str:

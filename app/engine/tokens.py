@@ -1,4 +1,9 @@
-"""Python's own tokenizer, turned into maskable spans and comparable token sequences."""
+"""Python's own tokenizer, turned into maskable spans and comparable token sequences.
+
+Every token that could ever be a blank is a *candidate*, indexed in source order; which of them
+a mask may hide is a choice of kinds. The index does not depend on that choice, so span 17 is
+the same token whatever kinds a learner picked (per-token history stays meaningful).
+"""
 import ast
 import io
 import keyword
@@ -7,17 +12,22 @@ import tokenize
 from dataclasses import dataclass
 from functools import lru_cache
 
-# Operators that are punctuation rather than something worth recalling.
+KINDS = ("names", "literals", "operators", "punctuation")
+DEFAULT_KINDS = ("names", "literals", "operators")  # brackets, commas, colons and dots are opt-in
+
+# Never a blank, whatever the kinds: plain assignment and statement separators.
 _EXCLUDED_OPS = {"=", ";"}
+_PUNCTUATION = {"(", ")", "[", "]", "{", "}", ",", ":", ".", "...", "->"}
 _LAYOUT = {token.NEWLINE, token.NL, token.INDENT, token.DEDENT, token.ENDMARKER, token.COMMENT}
 
 
 @dataclass(frozen=True)
 class Span:
-    index: int
+    index: int  # position among all candidates of the code
     start: int  # character offsets into the code
     end: int
     text: str
+    kind: str = "names"  # one of KINDS
 
 
 def _line_offsets(code: str) -> list[int]:
@@ -27,53 +37,70 @@ def _line_offsets(code: str) -> list[int]:
     return offsets
 
 
-def _is_eligible(tok: tokenize.TokenInfo) -> bool:
+def _kind(tok: tokenize.TokenInfo) -> str | None:
+    """The kind of a candidate token, or None for tokens that are never blanks."""
     if tok.start[0] != tok.end[0]:
-        return False  # a blank is a one-line <input>
+        return None  # a blank is a one-line <input>
     if tok.type == token.NAME:
-        return not keyword.iskeyword(tok.string)
-    if tok.type == token.OP:
-        return tok.string not in _EXCLUDED_OPS
-    return tok.type in (token.NUMBER, token.STRING)
+        return None if keyword.iskeyword(tok.string) else "names"
+    if tok.type in (token.NUMBER, token.STRING):
+        return "literals"
+    if tok.type == token.OP and tok.string not in _EXCLUDED_OPS:
+        return "punctuation" if tok.string in _PUNCTUATION else "operators"
+    return None
 
 
 @lru_cache(maxsize=256)
-def eligible_spans(code: str) -> tuple[Span, ...]:
-    """Maskable tokens of `code`, indexed in source order (stable for a given code)."""
+def candidate_spans(code: str) -> tuple[Span, ...]:
+    """Every token of `code` of some kind, indexed in source order (stable for a given code)."""
     offsets = _line_offsets(code)
     spans: list[Span] = []
     for tok in tokenize.generate_tokens(io.StringIO(code).readline):
-        if _is_eligible(tok):
+        kind = _kind(tok)
+        if kind is not None:
             start = offsets[tok.start[0] - 1] + tok.start[1]
             end = offsets[tok.end[0] - 1] + tok.end[1]
-            spans.append(Span(len(spans), start, end, tok.string))
+            spans.append(Span(len(spans), start, end, tok.string, kind))
     return tuple(spans)
 
 
+@lru_cache(maxsize=256)
+def eligible_spans(code: str, kinds: tuple[str, ...] = DEFAULT_KINDS) -> tuple[Span, ...]:
+    """The candidates of the chosen kinds, keeping their candidate indices."""
+    return tuple(s for s in candidate_spans(code) if s.kind in kinds)
+
+
 def _comparable(tok: tokenize.TokenInfo) -> str:
-    # 'a' and "a" are the same literal; other tokens compare by their text.
-    if tok.type == token.STRING:
+    # 'a' and "a" are the same literal, so are 1e-6 and 0.000001 (but 1 and 1.0 are not: the
+    # type is part of a number's value); other tokens compare by their text.
+    if tok.type in (token.STRING, token.NUMBER):
         try:
-            return repr(ast.literal_eval(tok.string))
+            value = ast.literal_eval(tok.string)
         except (ValueError, SyntaxError):
             return tok.string
+        return repr(value) if tok.type == token.STRING else f"{type(value).__name__}:{value!r}"
     return tok.string
 
 
-@lru_cache(maxsize=8192)
 def token_sequence(text: str) -> tuple[str, ...]:
-    """The tokens of a code fragment, whitespace and comments ignored.
+    """The tokens of a code fragment, whitespace and comments ignored, as they compare."""
+    return tuple(c for _, c in token_pairs(text))
+
+
+@lru_cache(maxsize=8192)
+def token_pairs(text: str) -> tuple[tuple[str, str], ...]:
+    """Each token of a code fragment as typed and as it compares; whitespace and comments ignored.
 
     Fragments are often incomplete (a lone `(`), so tokenizer errors at the end of input
-    keep what was read; text the tokenizer cannot read at all compares as itself.
+    keep what was read; text the tokenizer cannot read at all is one token, itself.
     """
-    out: list[str] = []
+    out: list[tuple[str, str]] = []
     try:
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):
             if tok.type == token.ERRORTOKEN and not tok.string.isspace():
-                return (text.strip(),)
+                return ((text.strip(), text.strip()),)
             if tok.type not in _LAYOUT:
-                out.append(_comparable(tok))
+                out.append((tok.string, _comparable(tok)))
     except (tokenize.TokenError, IndentationError, SyntaxError):
         pass
     return tuple(out)

@@ -1,11 +1,14 @@
 """Drill and exercise pages: show a mask, score a submission."""
+from dataclasses import replace
+
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
 from .. import deps
 from ..engine.mask import new_seed, weakest_seed
 from ..engine.score import score, splice
-from ..engine.tokens import eligible_spans
+from ..engine.tokens import DEFAULT_KINDS
+from ..engine.units import UNITS
 from ..errors import UserError
 from ..execution import execute
 from ..feedback import Result, revealed_states
@@ -14,16 +17,25 @@ from ..db.commit import NotStored
 from ..store import AttemptRecord
 from ..submission import answers_for, read_fields
 from ..templating import Frame, render
-from ..trainer import Drill, fixed_drill, parse_rate, parse_seed, random_drill
+from ..trainer import (DEFAULT_UNIT, Drill, fixed_drill, hidden_spans, parse_kinds, parse_rate, parse_seed,
+                       mask_query, parse_unit, random_drill, revealed_keys)
 from .views import PAGE_SLOTS, drill_json, page_context, result_shape
 
 router = APIRouter()
 
 
-def drill_url(snippet_id: str, rate: int, seed: int, version: str) -> str:
-    """A mask's address: with its version, a shared URL keeps its mask after the snippet changes."""
+def drill_url(snippet_id: str, rate: int, seed: int, version: str, unit: str = DEFAULT_UNIT,
+              kinds: tuple[str, ...] = DEFAULT_KINDS) -> str:
+    """A mask's address: every input of the mask, so the URL reproduces it; with its version, a
+    shared URL keeps its mask after the snippet changes. Defaults are left out."""
     # ids/versions: [a-z0-9-]; seeds are ints (or a page frame's slot marker, hence no int())
-    return f"/s/{snippet_id}/drill?rate={int(rate)}&seed={seed}&v={version}"
+    return f"/s/{snippet_id}/drill?rate={int(rate)}&seed={seed}{mask_query(unit, kinds)}&v={version}"
+
+
+def _mask_choice(values) -> tuple[str, tuple[str, ...]]:
+    """The unit and kinds of a query or form (`kinds` as one list or repeated)."""
+    kinds = values.getlist("kinds") if hasattr(values, "getlist") else [values.get("kinds") or ""]
+    return parse_unit(values.get("unit")), parse_kinds(",".join(kinds))
 
 
 @router.get("/s/{snippet_id}")
@@ -41,6 +53,9 @@ async def exercise_page(request: Request, snippet_id: str, reveal: bool = False)
 DRILL_QUERY = {"parameters": [
     {"name": "rate", "in": "query", "schema": {"type": "integer", "minimum": 10, "maximum": 50}},
     {"name": "seed", "in": "query", "schema": {"type": "integer", "minimum": 0}},
+    {"name": "unit", "in": "query", "schema": {"type": "string", "enum": list(UNITS)}},
+    {"name": "kinds", "in": "query", "schema": {"type": "string"},
+     "description": "comma-separated: names, literals, operators, punctuation"},
     {"name": "v", "in": "query", "schema": {"type": "string"}, "description": "snippet version"}]}
 
 
@@ -50,14 +65,16 @@ async def drill_page(request: Request) -> Response:
     rate, seed, v = query.get("rate"), query.get("seed"), query.get("v")
     snippet = deps.snippet_or_404(request, snippet_id)
     rate_value = parse_rate(rate)
+    unit, kinds = _mask_choice(query)
     if seed is None or seed == "":
         # A URL without a seed gets one, so reloading or sharing it gives the same mask.
-        return RedirectResponse(drill_url(snippet_id, rate_value, new_seed(), snippet.version), status_code=303)
+        return RedirectResponse(drill_url(snippet_id, rate_value, new_seed(), snippet.version, unit, kinds),
+                                status_code=303)
     if v and v != snippet.version:
         snippet = deps.library(request).get(snippet_id, v)
         if snippet is None:
             raise UserError(404, _("片段 “%(id)s” 没有版本 %(v)s。", id=snippet_id, v=v[:12]))
-    return _show(request, random_drill(snippet, rate_value, parse_seed(seed)))
+    return _show(request, random_drill(snippet, rate_value, parse_seed(seed), unit, kinds))
 
 
 @router.get("/s/{snippet_id}/drill/weak")
@@ -65,18 +82,20 @@ async def weak_spots(request: Request, snippet_id: str, rate: str | None = None)
     """A mask aimed at the blanks this learner keeps getting wrong (a fresh one without history)."""
     snippet = deps.snippet_or_404(request, snippet_id)
     rate_value = parse_rate(rate)
+    unit, kinds = _mask_choice(request.query_params)
     misses = deps.store(request).misses(deps.learner_id(request), snippet_id, snippet.version)
     weights = {int(k[1:]): n for k, n in misses.items() if k[0] == "s" and k[1:].isdigit()}
-    n = len(eligible_spans(snippet.code))
-    seed = weakest_seed(snippet.version, n, rate_value, weights) if weights else new_seed()
-    return RedirectResponse(drill_url(snippet_id, rate_value, seed, snippet.version), status_code=303)
+    hidden = lambda seed: hidden_spans(snippet, rate_value, seed, unit, kinds)  # noqa: E731
+    seed = weakest_seed(hidden, weights) if weights else new_seed()
+    return RedirectResponse(drill_url(snippet_id, rate_value, seed, snippet.version, unit, kinds), status_code=303)
 
 
 @router.post("/s/{snippet_id}/drill")
 async def submit_drill(request: Request) -> Response:
     fields = await read_fields(request, deps.settings(request).max_form_bytes)
     snippet = _submitted_version(request, request.path_params["snippet_id"], fields)
-    drill = random_drill(snippet, parse_rate(fields.get("rate")), parse_seed(fields.get("seed", "")))
+    unit, kinds = _mask_choice(fields)
+    drill = random_drill(snippet, parse_rate(fields.get("rate")), parse_seed(fields.get("seed", "")), unit, kinds)
     return await _grade(request, drill, fields)
 
 
@@ -101,19 +120,27 @@ def _submitted_version(request: Request, snippet_id: str, fields: dict[str, str]
 async def _grade(request: Request, drill: Drill, fields: dict[str, str]) -> Response:
     settings = deps.settings(request)
     answers = answers_for(drill.holes, fields, settings.max_answer_chars)
+    revealed = revealed_keys(drill.holes, fields)
     responses = _responses(drill, fields, settings.max_answer_chars * 5)
-    verdicts = score(list(drill.holes), answers)
+    verdicts = score(list(drill.holes), answers, revealed)
     sandbox = request.app.state.sandbox
-    code = splice(drill.snippet.code, list(drill.holes), answers) if sandbox else ""  # only run code is needed
-    run = await execute(sandbox, drill.snippet, code)
+    # Code with an empty blank cannot be right and would only fail to parse: it is not run.
+    runnable = sandbox is not None and all(a.strip() for a in answers.values())
+    code = splice(drill.snippet.code, list(drill.holes), answers) if runnable else ""  # only run code is needed
+    run = await execute(sandbox if runnable else None, drill.snippet, code)
     learner = deps.learner_id(request)
-    record = AttemptRecord(learner, drill.snippet.id, drill.snippet.version, drill.mode, drill.rate, drill.seed,
-                           {v.key: v.correct for v in verdicts}, getattr(run, "status", None), responses)
+    result = Result(tuple(verdicts), run, None, responses)
+    record = AttemptRecord(
+        learner, drill.snippet.id, drill.snippet.version, drill.mode, drill.rate, drill.seed,
+        {v.key: v.correct for v in verdicts}, getattr(run, "status", None), responses,
+        unit=drill.unit if drill.mode == "random" else None,
+        kinds=drill.kinds if drill.mode == "random" else None,
+        states=result.state_of(), ranges=drill.ranges() or None)
     try:
-        attempt_id, saved = await deps.store(request).record_attempt(record), True
+        result = replace(result, attempt_id=await deps.store(request).record_attempt(record))
     except NotStored:
-        attempt_id, saved = None, False  # scored, shown, and said so: nothing pretends it was kept
-    result = Result(tuple(verdicts), run, attempt_id, responses, saved)
+        result = replace(result, saved=False)  # scored, shown, and said so: nothing pretends it was kept
+    saved = result.saved
     # htmx swaps in the outcome only: the inputs on the page already hold these answers
     response = _show(request, drill, result=result, block="outcome", status=200 if saved else 503)
     return deps.remember_learner(response, learner)
@@ -142,7 +169,8 @@ def snippet_page(request: Request, drill: Drill, *, shown=None, result: Result |
     current = library.get(snippet.id)
     latest = None if current is None or current.version == snippet.version else current
     # a new mask is always of the latest version
-    fresh = drill_url(snippet.id, drill.rate, new_seed(), (latest or snippet).version) if drill.rate else ""
+    fresh = drill_url(snippet.id, drill.rate, new_seed(), (latest or snippet).version, drill.unit,
+                      drill.kinds) if drill.rate else ""
     context = page_context(drill, shown=shown, result=result, revealed=revealed, fresh_url=fresh,
                            drill_url=drill_url)
     context["draft"] = draft = not library.is_visible(snippet.id)
@@ -150,5 +178,5 @@ def snippet_page(request: Request, drill: Drill, *, shown=None, result: Result |
     # Per-learner text outside the slots (an exercise's written answers) rules out a cached frame.
     if result is not None and drill.mode != "random":
         return context, None
-    return context, Frame((snippet.id, snippet.version, drill.mode, drill.rate, draft,
-                           latest and latest.version, result_shape(result), revealed), PAGE_SLOTS)
+    return context, Frame((snippet.id, snippet.version, drill.mode, drill.rate, drill.unit, drill.kinds, draft,
+                           latest and latest.version, result_shape(drill, result), revealed), PAGE_SLOTS)

@@ -8,7 +8,7 @@ import random
 import re
 from dataclasses import dataclass
 
-from ..engine.tokens import Span, eligible_spans
+from ..engine.tokens import Span, candidate_spans
 from .model import Snippet
 
 # The operator a learner might write instead. Brackets, commas, colons and dots are left out:
@@ -36,7 +36,7 @@ class Mutant:
 def mutants(snippet: Snippet, max_mutants: int = 40) -> list[Mutant]:
     """A deterministic sample of compiling mutants, spread over the lines, blanks first."""
     code = snippet.code
-    spans = eligible_spans(code)
+    spans = candidate_spans(code)  # every kind, punctuation too: `.` tells attributes apart
     tree = _tree(code)
     inert, scopes = _inert_offsets(tree, code), _scopes(tree)
     lines = [code.count("\n", 0, s.start) + 1 for s in spans]

@@ -3,7 +3,7 @@ import hashlib
 import re
 import tokenize
 
-from ..engine.tokens import eligible_spans
+from ..engine.tokens import candidate_spans
 from ..i18n import _
 from .cloze import strip_cloze
 from .errors import Problem, SnippetInvalid
@@ -69,8 +69,9 @@ def _code_parts(fences, offset: int, problems: list[Problem]) -> dict:
 
 
 def eligible_spans_or_none(code: str):
+    """Tokens of any kind (punctuation too): a drill needs something a learner can choose to mask."""
     try:
-        return eligible_spans(code)
+        return candidate_spans(code)
     except (SyntaxError, ValueError, tokenize.TokenError):
         return None  # reported by _compiles
 

@@ -1,0 +1,152 @@
+"""Fair scoring and clear verdicts: literal values, empty blanks, revealed blanks, failed checks."""
+import json
+import re
+from html import unescape
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.engine.diff import token_diff
+from app.engine.score import Hole, is_match, score
+from app.main import create_app
+from app.settings import Settings
+from tests.conftest import copy_snippets
+from tests.helpers import drill_form, right_answers
+
+JSON = {"accept": "application/json"}
+
+
+@pytest.mark.parametrize("given, expected", [
+    ("1e-6", "0.000001"), ("10000.0", "1e4"), ("0x10", "16"), ("1_000", "1000"), ("1E4", "10000.0"),
+    ("x * 1e-6", "x*0.000001"), ("2j", "2.0j"),
+])
+def test_numbers_compare_by_value(given, expected):
+    assert is_match(given, expected)
+
+
+@pytest.mark.parametrize("given, expected", [("1", "1.0"), ("1e4", "10000"), ("0.1", "0.10001"), ("x1", "x01")])
+def test_numbers_of_another_type_or_value_differ(given, expected):
+    assert not is_match(given, expected)
+
+
+def test_a_revealed_blank_is_never_right():
+    holes = [Hole("s0", 0, 1, "a"), Hole("s2", 4, 5, "b")]
+    verdicts = score(holes, {"s0": "a", "s2": "b"}, frozenset({"s2"}))
+    assert [(v.correct, v.revealed) for v in verdicts] == [(True, False), (False, True)]
+
+
+def test_token_diff_marks_what_is_missing_and_what_is_extra():
+    changes = token_diff("p_ij.sum(dim=1)", "p_ij.sum(dim=-1, keepdim=True)")
+    assert [c.text for c in changes if c.op == "missing"] == ["-", ",", "keepdim", "=", "True"]
+    assert [c.text for c in changes if c.op == "extra"] == []
+    swapped = token_diff("torch.maximum(a,b)", "torch.max(a, b)")
+    assert [(c.op, c.text) for c in swapped if c.op != "same"] == [("extra", "maximum"), ("missing", "max")]
+    assert all(c.op == "same" for c in token_diff("1e4 + x  # c", "10000.0+x"))
+
+
+def post(client, snippet_id, form, **headers):
+    return client.post(f"/s/{snippet_id}/drill", data=form, headers=headers)
+
+
+def test_empty_blanks_are_not_run_and_the_filled_ones_are_scored(running_client):
+    form = drill_form(running_client.app, "mlm-online-softmax", 20, 5)
+    keys = [k for k in form if re.fullmatch(r"s\d+", k)]
+    form[keys[0]] = form[keys[1]] = "  "
+    data = post(running_client, "mlm-online-softmax", form, **JSON).json()["result"]
+    assert data["run"] is None and data["empty"] == 2
+    assert data["correct"] == len(keys) - 2
+    states = {b["key"]: b["state"] for b in data["blanks"]}
+    assert states[keys[0]] == states[keys[1]] == "empty" and set(states.values()) == {"right", "empty"}
+    html = post(running_client, "mlm-online-softmax", form).text
+    assert "2 个空还没填，代码没有运行" in html and "SyntaxError" not in html and 'class="verdict' not in html
+    form[keys[0]], form[keys[1]] = right_answers(running_client.app, "mlm-online-softmax", 20, 5)[keys[0]], "x"
+    data = post(running_client, "mlm-online-softmax", form, **JSON).json()["result"]
+    assert data["run"]["status"] in ("error", "failed") and data["empty"] == 0  # all filled: it runs
+
+
+def test_revealed_blanks_are_marked_revealed_and_stored_so(client):
+    form = drill_form(client.app, "mlm-online-softmax", 20, 6)
+    keys = [k for k in form if re.fullmatch(r"s\d+", k)]
+    form["revealed"] = f"{keys[0]},{keys[2]}"
+    data = post(client, "mlm-online-softmax", form, **JSON).json()["result"]
+    states = {b["key"]: b["state"] for b in data["blanks"]}
+    assert states[keys[0]] == states[keys[2]] == "revealed" and data["correct"] == len(keys) - 2
+    html = post(client, "mlm-online-softmax", form, **{"HX-Request": "true"}).text
+    marks = json.loads(unescape(re.search(r'data-marks="([^"]*)"', html).group(1)))
+    assert marks == {keys[0]: ["revealed"], keys[2]: ["revealed"]}
+    rows = client.app.state.store.attempts_of(client.cookies.get("cc_learner"), "mlm-online-softmax")
+    assert rows[0]["results"][keys[0]] is False and rows[0]["results"][keys[1]] is True
+
+
+def test_a_revealed_key_outside_the_mask_is_refused(client):
+    form = drill_form(client.app, "mlm-online-softmax", 20, 6, revealed="s9999")
+    response = post(client, "mlm-online-softmax", form)
+    assert response.status_code == 422 and "不属于这次遮盖" in response.text
+
+
+def test_the_attempt_record_carries_unit_kinds_states_and_ranges(client, monkeypatch):
+    records = []
+    store = client.app.state.store
+    real = store.record_attempt
+    monkeypatch.setattr(store, "record_attempt", lambda record: records.append(record) or real(record))
+    form = drill_form(client.app, "mlm-flash-forward", 20, 8, unit="span", kinds="names,operators")
+    keys = [k for k in form if re.fullmatch(r"s\d+", k)]
+    form[keys[0]] = "wrong_thing"
+    form[keys[1]] = ""
+    assert post(client, "mlm-flash-forward", form).status_code == 200
+    record = records[-1]
+    assert record.unit == "span" and record.kinds == ("names", "operators")
+    assert record.states[keys[0]] == "wrong" and record.states[keys[1]] == "empty"
+    assert set(record.states.values()) <= {"right", "wrong", "empty"} and record.results[keys[0]] is False
+    assert all(record.ranges[k][0] == int(k[1:]) <= record.ranges[k][1] for k in keys)
+
+
+def test_a_wrong_span_shows_a_token_diff(client):
+    form = drill_form(client.app, "mlm-flash-forward", 30, 8, unit="line")
+    key, answer = next((k, v) for k, v in form.items() if re.fullmatch(r"s\d+", k) and "(" in v)
+    form[key] = answer.replace("(", "[", 1)
+    html = post(client, "mlm-flash-forward", form, **{"HX-Request": "true"}).text
+    assert '<ul class="diffs">' in html and "<del>[</del>" in html and "<ins>(</ins>" in html
+    token_form = drill_form(client.app, "mlm-flash-forward", 30, 8)
+    key = next(k for k in token_form if re.fullmatch(r"s\d+", k))
+    token_form[key] = "nope"
+    assert "diffs" not in post(client, "mlm-flash-forward", token_form, **{"HX-Request": "true"}).text
+
+
+BARE_CHECK = """---
+title: bare check
+summary: a check without messages
+level: 1
+---
+
+```python
+def double(x):
+    return x * 2
+```
+
+```python check
+assert double(2) == 4
+assert double(3) == 6
+```
+"""
+
+
+@pytest.fixture(scope="module")
+def bare_client(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("bare")
+    snippets = copy_snippets(folder)
+    (snippets / "bare-check.md").write_text(BARE_CHECK, encoding="utf-8")
+    settings = Settings(data_dir=folder / "data", snippets_dir=snippets, use_cdn=False, cpu_seconds=2, wall_seconds=4)
+    with TestClient(create_app(settings)) as client:
+        yield client
+
+
+def test_a_failed_check_without_a_message_shows_its_line(bare_client):
+    snippet = bare_client.app.state.library.get("bare-check")
+    page = bare_client.get("/s/bare-check/drill?rate=50&seed=1&kinds=operators").text
+    (key,) = re.findall(r'name="(s\d+)"', page)  # `*` is the one operator
+    form = {"version": snippet.version, "rate": "50", "seed": "1", "kinds": "operators", key: "+"}
+    data = post(bare_client, "bare-check", form, **JSON).json()["result"]
+    assert data["run"]["status"] == "failed" and data["run"]["line"] == 2  # 3 + 2 == 5, 2 + 2 passes
+    html = post(bare_client, "bare-check", form).text
+    assert "验证未通过" in html and "验证代码 第 2 行：" in html and "断言不成立：assert double(3) == 6" in html

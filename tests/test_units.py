@@ -1,0 +1,122 @@
+"""Masks per unit and kind: counts, reproducibility, spans aligned to sub-expressions, lines whole."""
+import ast
+
+from hypothesis import given, settings, strategies as st
+
+from app.engine.mask import SEED_MAX, blank_count
+from app.engine.score import splice
+from app.engine.tokens import KINDS, candidate_spans, eligible_spans, token_sequence
+from app.engine.units import SPAN_MAX, line_pieces
+from app.trainer import hidden_spans, parse_kinds, random_drill
+from tests.test_engine import SNIPPETS
+
+KIND_SETS = st.sets(st.sampled_from(KINDS), min_size=1).map(lambda s: tuple(k for k in KINDS if k in s))
+MASKS = dict(snippet=st.sampled_from(SNIPPETS), rate=st.integers(10, 50), seed=st.integers(0, SEED_MAX),
+             kinds=KIND_SETS)
+
+
+def segments(code: str) -> set[str]:
+    """The text of every one-line sub-expression and keyword argument of the code."""
+    return {ast.get_source_segment(code, node) for node in ast.walk(ast.parse(code))
+            if isinstance(node, (ast.expr, ast.keyword)) and node.lineno == node.end_lineno}
+
+
+def inside(code, hole, kinds):
+    return [s for s in eligible_spans(code, kinds) if hole.start <= s.start and s.end <= hole.end]
+
+
+def assert_common(snippet, drill):
+    code = snippet.code
+    assert all(a.end <= b.start for a, b in zip(drill.holes, drill.holes[1:]))  # sorted, none overlap
+    assert all("\n" not in h.answer and h.answer == code[h.start:h.end] for h in drill.holes)
+    by_index = {s.index: s for s in candidate_spans(code)}
+    for hole in drill.holes:  # the recorded range: first and last candidate token inside
+        first, last = hole.span
+        assert hole.key == f"s{first}" and by_index[first].start >= hole.start and by_index[last].end <= hole.end
+        assert all(hole.start <= by_index[i].start for i in range(first, last + 1))
+    reference = {h.key: h.answer for h in drill.holes}
+    assert token_sequence(splice(code, list(drill.holes), reference)) == token_sequence(code)
+
+
+@settings(max_examples=300, deadline=None)
+@given(**MASKS)
+def test_span_masks_hide_the_rates_share_in_whole_sub_expressions(snippet, rate, seed, kinds):
+    drill = random_drill(snippet, rate, seed, "span", kinds)
+    code, eligible = snippet.code, len(eligible_spans(snippet.code, kinds))
+    assert drill.eligible == eligible
+    sizes = [len(inside(code, h, kinds)) for h in drill.holes]
+    assert sum(sizes) == drill.hidden == blank_count(rate, eligible)
+    assert all(1 <= n <= SPAN_MAX for n in sizes)
+    aligned, singles = segments(code), {s.text for s in eligible_spans(code, kinds)}
+    for hole, n in zip(drill.holes, sizes):
+        assert hole.answer in aligned or (n == 1 and hole.answer in singles), hole.answer
+    assert_common(snippet, drill)
+    assert random_drill(snippet, rate, seed, "span", kinds).holes == drill.holes
+
+
+@settings(max_examples=300, deadline=None)
+@given(**MASKS)
+def test_line_masks_hide_whole_lines(snippet, rate, seed, kinds):
+    drill = random_drill(snippet, rate, seed, "line", kinds)
+    code = snippet.code
+    lines = line_pieces(code, kinds)
+    assert drill.lines == len(lines) and len(drill.holes) == blank_count(rate, len(lines))
+    statements = {n.lineno: n for n in ast.walk(ast.parse(code)) if isinstance(n, ast.stmt)}
+    for hole in drill.holes:
+        number = code.count("\n", 0, hole.start) + 1
+        text = code.split("\n")[number - 1].split("#")[0].strip()
+        node = statements[number]
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            assert hole.answer == ast.get_source_segment(code, node.value)  # the target stays as a cue
+            assert text.endswith(hole.answer)
+        else:
+            assert hole.answer == text  # the statement after its indentation, whole
+        assert inside(code, hole, kinds)
+    assert_common(snippet, drill)
+    assert random_drill(snippet, rate, seed, "line", kinds).holes == drill.holes
+
+
+@settings(max_examples=200, deadline=None)
+@given(**MASKS)
+def test_token_masks_draw_only_the_chosen_kinds(snippet, rate, seed, kinds):
+    drill = random_drill(snippet, rate, seed, "token", kinds)
+    chosen = {(s.start, s.end): s for s in eligible_spans(snippet.code, kinds)}
+    assert len(drill.holes) == blank_count(rate, len(chosen)) == drill.hidden
+    assert all(chosen[(h.start, h.end)].kind in kinds and h.span == (chosen[(h.start, h.end)].index,) * 2
+               for h in drill.holes)
+    assert_common(snippet, drill)
+
+
+@settings(max_examples=100, deadline=None)
+@given(snippet=st.sampled_from(SNIPPETS), rate=st.integers(10, 50), seed=st.integers(0, SEED_MAX - 1))
+def test_every_input_of_a_mask_changes_it(snippet, rate, seed):
+    def keys(**change):
+        args = {"rate": rate, "seed": seed, "unit": "span", "kinds": ("names", "literals", "operators"), **change}
+        return random_drill(snippet, args["rate"], args["seed"], args["unit"], args["kinds"]).holes
+    base = keys()
+    assert keys(seed=seed + 1) != base and keys(unit="line") != base
+    assert keys(kinds=("names",)) != base
+
+
+def test_hidden_spans_cover_each_range():
+    snippet = next(s for s in SNIPPETS if s.id == "mlm-flash-forward")
+    drill = random_drill(snippet, 30, 5, "span")
+    assert hidden_spans(snippet, 30, 5, "span") == [i for h in drill.holes for i in range(h.span[0], h.span[1] + 1)]
+
+
+def test_kinds_parse_in_any_order_to_one_tuple():
+    assert parse_kinds("operators,names") == ("names", "operators")
+    assert parse_kinds(None) == ("names", "literals", "operators")
+    assert parse_kinds("punctuation, names ,names") == ("names", "punctuation")
+
+
+@settings(max_examples=120, deadline=None)
+@given(unit=st.sampled_from(["span", "line"]), **MASKS)
+def test_fast_render_of_spans_and_lines_equals_the_general_one(snippet, rate, seed, kinds, unit):
+    from app.engine.render import HoleState, render_code
+    from tests.test_engine import _slow_render
+    holes = list(random_drill(snippet, rate, seed, unit, kinds).holes)
+    shown = {h.key: HoleState(h.answer + " <x>", state, True)
+             for h, state in zip(holes[::2], ["wrong", "empty", "right", "revealed"] * 20)}
+    assert render_code(snippet.code, holes, shown) == _slow_render(snippet.code, holes, shown)
+    assert render_code(snippet.code, holes) == _slow_render(snippet.code, holes)
