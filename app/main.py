@@ -32,7 +32,8 @@ def make_sandbox(settings: Settings):
     limits = Limits(cpu_seconds=settings.cpu_seconds, wall_seconds=settings.wall_seconds,
                     memory_bytes=settings.memory_mb << 20)
     return Sandbox(limits, workers=settings.workers, queue=settings.queue,
-                   data_dirs=(settings.data_dir.resolve(),))
+                   data_dirs=(settings.data_dir.resolve(),), new_owners_per_minute=settings.new_learners_per_minute,
+                   address_jobs=settings.address_jobs)
 
 
 @asynccontextmanager

@@ -104,8 +104,8 @@ async def _grade(request: Request, drill: Drill, fields: dict[str, str]) -> Resp
     verdicts = score(list(drill.holes), answers)
     sandbox = request.app.state.sandbox
     code = splice(drill.snippet.code, list(drill.holes), answers) if sandbox else ""  # only run code is needed
-    run = await execute(sandbox, drill.snippet, code)
     learner = deps.learner_id(request)
+    run = await execute(sandbox, drill.snippet, code, owner=learner, address=request.client and request.client.host)
     attempt_id = deps.store(request).record_attempt(AttemptRecord(
         learner, drill.snippet.id, drill.snippet.version, drill.mode, drill.rate, drill.seed,
         {v.key: v.correct for v in verdicts}, getattr(run, "status", None), responses))
