@@ -1,9 +1,12 @@
 """The app factory: `create_app(settings)`; `uvicorn app.main:app` serves the default one."""
 import gc
 import logging
+import os
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 from fastapi import FastAPI
+from sqlalchemy.engine import make_url
 from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 
@@ -25,6 +28,13 @@ from .templating import make_templates
 log = logging.getLogger("codecloze")
 
 
+def _private_paths(settings: Settings) -> tuple:
+    """What jobs must never see: the data dir, and the database's dir wherever it is."""
+    url = make_url(settings.sqlalchemy_url)
+    database = [Path(url.database).resolve().parent] if url.get_backend_name() == "sqlite" and url.database else []
+    return tuple(dict.fromkeys([settings.data_dir.resolve(), *database]))
+
+
 def make_sandbox(settings: Settings):
     if not settings.execution:
         return None
@@ -32,7 +42,7 @@ def make_sandbox(settings: Settings):
     limits = Limits(cpu_seconds=settings.cpu_seconds, wall_seconds=settings.wall_seconds,
                     memory_bytes=settings.memory_mb << 20)
     return Sandbox(limits, workers=settings.workers, queue=settings.queue,
-                   data_dirs=(settings.data_dir.resolve(),), new_owners_per_minute=settings.new_learners_per_minute,
+                   data_dirs=_private_paths(settings), new_owners_per_minute=settings.new_learners_per_minute,
                    address_jobs=settings.address_jobs)
 
 
@@ -61,10 +71,20 @@ async def lifespan(app: FastAPI):
             await sandbox.close()
 
 
+def _private_data(settings: Settings) -> None:
+    """The data dir 0700 and an SQLite database file 0600 (its -wal/-shm files follow it)."""
+    settings.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    settings.data_dir.chmod(0o700)
+    url = make_url(settings.sqlalchemy_url)
+    if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
+        os.close(os.open(url.database, os.O_CREAT | os.O_WRONLY, 0o600))
+        os.chmod(url.database, 0o600)
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     i18n.set_language(settings.language)
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    _private_data(settings)
     library = SnippetLibrary(settings.data_dir / "versions")
     library.load_dir(settings.snippets_dir)
 

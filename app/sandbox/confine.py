@@ -68,7 +68,8 @@ def confine(plan: dict, limits: dict, seccomp_filter, strict: bool = True) -> di
     if step("mount_namespace", lambda: linux.unshare(linux.CLONE_NEWNS)):
         step("private_view", lambda: mounts.enter_private_view(
             plan["uid"] if plan.get("uid") is not None else os.getuid(),
-            limits["work_dir_bytes"], limits["work_dir_files"], own_proc=os.getpid() == 1))
+            limits["work_dir_bytes"], limits["work_dir_files"], own_proc=os.getpid() == 1,
+            keep=plan.get("tmp_binds", ())))
     else:
         done["private_view"] = False
     step("rlimits", lambda: set_rlimits(limits))

@@ -102,7 +102,7 @@ class Pool:
         if not isinstance(report, dict):
             error = proc.verdict(status, 0.0)
             raise RuntimeError(f"sandbox probe failed: {error['message']} {error['stderr'][-2000:]}")
-        self.plan = policy.strict_plan(proc.ready or {}, proc.pid_namespace)
+        self.plan = policy.strict_plan(proc.ready or {}, proc.pid_namespace, self.plan)
         self.owner.probed(report)
 
     def count_failure(self, error: str) -> None:

@@ -108,7 +108,6 @@ class Zygote:
 def _prepare(sock: socket.socket, config: dict) -> dict:
     """Everything before the first job: namespaces, torch, the jobs' view of the filesystem."""
     namespaces = config.get("namespaces", True)
-    same_uid = not linux.has_capability(linux.CAP_SETUID)
     info = {"user_namespace": False}
     if namespaces and not linux.has_capability(linux.CAP_SYS_ADMIN):
         try:
@@ -121,8 +120,7 @@ def _prepare(sock: socket.socket, config: dict) -> dict:
     runtime.warm_up()
     if namespaces:
         try:
-            info["view"] = mounts.prepare_shared_view(
-                runtime.needed_paths(), [Path(p) for p in config["data_dirs"]], userns.private_dirs(same_uid))
+            info["view"] = mounts.prepare_shared_view(runtime.needed_paths(), [Path(p) for p in config["data_dirs"]])
         except OSError as exc:
             info["view_error"] = str(exc)
     return info
