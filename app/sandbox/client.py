@@ -18,11 +18,12 @@ RESTART_TIMEOUT = 30.0  # later the files are cached; a run() waits at most this
 class Sandbox:
     def __init__(self, limits: Limits = Limits(), workers: int | None = None, queue: int = 32,
                  data_dirs: tuple[Path, ...] = (), *, uid_base: int | None = None, namespaces: bool = True,
-                 python: str | None = None, per_owner_waiting: int = 4, new_owners_per_minute: int = 60,
+                 python: str | None = None, cgroups: bool = True, per_owner_waiting: int = 4, new_owners_per_minute: int = 60,
                  address_jobs: int = 0):
         """uid_base: job processes run as uid_base + slot when root (default: a free block of 64
         from 60000 on, so servers of several web workers never share uids); namespaces=False skips
-        every namespace (for hosts where they misbehave); python: interpreter for the server.
+        every namespace (for hosts where they misbehave); python: interpreter for the server;
+        cgroups=False keeps to polling /proc for process-tree limits.
         Fairness (fairness.py): per_owner_waiting jobs may wait per owner; an address brings at
         most new_owners_per_minute new owners (0: no bound); address_jobs > 0 bounds the jobs in
         flight per address (off by default: a classroom may share one address)."""
@@ -34,6 +35,7 @@ class Sandbox:
         self._per_address: dict[str, int] = {}
         self.data_dirs = tuple(Path(p).resolve() for p in data_dirs)
         self.uid_base, self.namespaces, self.python = uid_base, namespaces, python or sys.executable
+        self.cgroups = cgroups
         self._conn: Connection | None = None
         self._lock = asyncio.Lock()
         self._closed = False
@@ -52,6 +54,12 @@ class Sandbox:
 
     def protections(self) -> dict[str, bool]:
         return dict(self._conn.ready["protections"]) if self._conn else {}
+
+    def accounting(self) -> dict:
+        """How process-tree limits are enforced (cgroup controllers, or polling) and the
+        paths the jobs' root holds, as measured at start-up."""
+        ready = self._conn.ready if self._conn else {}
+        return {**ready.get("accounting", {}), "root_view": ready.get("root_view", [])}
 
     async def status(self) -> dict:
         """Pids and memory of the server tree (for the health page, tests and benchmarks)."""
@@ -94,7 +102,7 @@ class Sandbox:
             if self._conn is not None:
                 await self._conn.close()
                 self._conn = None
-            config = {"limits": self.limits.as_dict(), "workers": self.workers,
+            config = {"limits": self.limits.as_dict(), "workers": self.workers, "cgroups": self.cgroups,
                       "uid_base": self.uid_base, "namespaces": self.namespaces,
                       "data_dirs": [str(p) for p in self.data_dirs]}
             try:

@@ -19,6 +19,7 @@ def probe_plan(zygote: dict, namespaces: bool = True) -> dict:
     plan["unprivileged_uid"] = linux.has_capability(linux.CAP_SETUID) and linux.has_capability(linux.CAP_SETGID)
     plan["seccomp"] = zygote.get("seccomp", False)
     plan["tmp_binds"] = (zygote.get("view") or {}).get("under_tmp", [])
+    plan["shared_namespaces"] = namespaces and zygote.get("shared_namespaces", False)
     return plan
 
 
@@ -53,6 +54,7 @@ def strict_plan(done: dict, pid_namespace: bool, probed: dict) -> dict:
     plan = {step: bool(done.get(step)) for step in STEPS}
     plan["pid_namespace"] = pid_namespace
     plan["tmp_binds"] = probed.get("tmp_binds", [])
+    plan["shared_namespaces"] = probed.get("shared_namespaces", False)
     return plan
 
 
@@ -60,7 +62,8 @@ def probe_spec(zygote: dict, limits: dict, data_dirs: list[str]) -> dict:
     view = zygote.get("view") or {}
     return {"limits": limits, "data_dirs": data_dirs, "server_uid": os.getuid(),
             "stdlib_module": "colorsys", "root": view.get("root", []), "tmp_binds": view.get("under_tmp", []),
-            **{k: zygote[k] for k in ("pid_ns", "net_ns", "ipc_ns", "mnt_ns")}}
+            **{k: zygote[k] for k in ("pid_ns", "mnt_ns")},  # jobs get their own of these
+            **{k: zygote["host_ns"][k] for k in ("net_ns", "ipc_ns")}}  # and are never in the host's
 
 
 SHARED_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/dev/mqueue")
