@@ -87,6 +87,13 @@ def _stdlib_importable(name: str) -> bool:
     return True
 
 
+def _listing(path: str) -> list[str]:
+    try:
+        return os.listdir(path)
+    except OSError:
+        return []
+
+
 def _tops(paths: list[str], depth: int) -> set[str]:
     """Names at `depth` below / of the given paths (/tmp/venv/lib, 2 -> {"venv"})."""
     return {Path(p).parts[depth] for p in paths if len(Path(p).parts) > depth}
@@ -105,8 +112,8 @@ def verify(spec: dict, done: dict) -> dict[str, bool]:
         "readonly_fs": bool(os.statvfs("/").f_flag & os.ST_RDONLY) and _writes_blocked(os.getcwd()),
         "private_tmp": os.getcwd() == "/tmp" and done.get("private_view", False)
                        and set(os.listdir("/tmp")) <= _tops(spec["tmp_binds"], 2),
-        "minimal_root": set(os.listdir("/")) <= _tops(spec["root"], 1) | {"proc", "tmp", *TOP_LINKS}
-                        and os.listdir("/etc") == ["ld.so.cache"],
+        "minimal_root": set(_listing("/")) <= _tops(spec["root"], 1) | {"proc", "tmp", *TOP_LINKS}
+                        and set(_listing("/etc")) <= {"ld.so.cache"},
         "hidden_data_dirs": all(_hidden(p) for p in spec["data_dirs"]),
         "other_processes_unreachable": _others_unreachable(),
         "unprivileged_uid": os.getuid() not in (0, spec["server_uid"]) and os.geteuid() != 0,

@@ -68,14 +68,20 @@ def test_waiting_jobs_are_served_round_robin_by_owner():
     assert queue.free == 1 and not queue.lines and not queue.running
 
 
+def _one_worker_queue():
+    """A queue with one worker, and `hold(owner)`: a job of that owner running until released."""
+    queue = FairQueue(workers=1, queue=32, per_owner_waiting=2, per_owner_running=1)
+    release = asyncio.Event()
+
+    async def hold(owner):
+        async with queue.slot(owner):
+            await release.wait()
+    return queue, hold, release
+
+
 def test_an_owner_beyond_its_line_is_busy_while_others_are_admitted():
     async def scenario():
-        queue = FairQueue(workers=1, queue=32, per_owner_waiting=2, per_owner_running=1)
-        hold = asyncio.Event()
-
-        async def one(owner):
-            async with queue.slot(owner):
-                await hold.wait()
+        queue, one, hold = _one_worker_queue()
         tasks = [asyncio.ensure_future(one("a")) for _ in range(3)]
         await asyncio.sleep(0)
         with pytest.raises(SandboxBusy):
@@ -92,12 +98,7 @@ def test_an_owner_beyond_its_line_is_busy_while_others_are_admitted():
 
 def test_a_cancelled_waiting_job_gives_its_place_back():
     async def scenario():
-        queue = FairQueue(workers=1, queue=32, per_owner_waiting=2, per_owner_running=1)
-        hold = asyncio.Event()
-
-        async def one(owner):
-            async with queue.slot(owner):
-                await hold.wait()
+        queue, one, hold = _one_worker_queue()
         running = asyncio.ensure_future(one("a"))
         waiting = asyncio.ensure_future(one("b"))
         await asyncio.sleep(0)
