@@ -32,7 +32,7 @@ class TeacherAuth:
             log.warning("teacher login (on this server's address): /teach/login?token=%s", self.token)
 
     def token_matches(self, given: str) -> bool:
-        return hmac.compare_digest(given.encode(), self.token.encode())
+        return hmac.compare_digest(given.encode("utf-8", "surrogatepass"), self.token.encode())
 
     def check_rate(self, client: str) -> None:
         window = self._failures[client]

@@ -70,7 +70,8 @@ async def teacher_form(request: Request) -> dict[str, str]:
 
 
 def check_csrf(session: dict, fields) -> None:
-    if not hmac.compare_digest(str(fields.get("csrf", "")), session["csrf"]):
+    given = str(fields.get("csrf", "")).encode("utf-8", "surrogatepass")  # bytes: any text compares
+    if not hmac.compare_digest(given, session["csrf"].encode()):
         raise UserError(403, _("表单已失效（CSRF 校验失败），请刷新页面后重试。"))
 
 

@@ -9,13 +9,14 @@ def job_for(snippet: Snippet, code: str):
     return Job(parts=(("setup", snippet.setup), ("code", code), ("check", snippet.check)))
 
 
-async def execute(sandbox, snippet: Snippet, code: str):
-    """The sandbox verdict, None when execution is off, or a 503 the learner can retry."""
+async def execute(sandbox, snippet: Snippet, code: str, owner: str | None = None, address: str | None = None):
+    """The sandbox verdict, None when execution is off, or a 503 the learner can retry.
+    owner: the learner (jobs are queued fairly between learners); address: the client's."""
     if sandbox is None:
         return None
     from .sandbox import SandboxBusy, SandboxUnavailable
     try:
-        return await sandbox.run(job_for(snippet, code))
+        return await sandbox.run(job_for(snippet, code), owner=owner, address=address)
     except SandboxBusy:
         raise UserError(503, _("服务器正忙，请几秒后重试。"), detail=["retry-after"]) from None
     except SandboxUnavailable:

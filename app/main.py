@@ -2,11 +2,14 @@
 import asyncio
 import gc
 import logging
+import os
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
+from sqlalchemy.engine import make_url
 
 from . import i18n
 from .assets import head_tags
@@ -28,6 +31,13 @@ from .templating import make_templates
 log = logging.getLogger("codecloze")
 
 
+def _private_paths(settings: Settings) -> tuple:
+    """What jobs must never see: the data dir, and the database's dir wherever it is."""
+    url = make_url(settings.sqlalchemy_url)
+    database = [Path(url.database).resolve().parent] if url.get_backend_name() == "sqlite" and url.database else []
+    return tuple(dict.fromkeys([settings.data_dir.resolve(), *database]))
+
+
 def make_sandbox(settings: Settings):
     if not settings.execution:
         return None
@@ -35,7 +45,8 @@ def make_sandbox(settings: Settings):
     limits = Limits(cpu_seconds=settings.cpu_seconds, wall_seconds=settings.wall_seconds,
                     memory_bytes=settings.memory_mb << 20)
     return Sandbox(limits, workers=settings.workers, queue=settings.queue,
-                   data_dirs=(settings.data_dir.resolve(),))
+                   data_dirs=_private_paths(settings), new_owners_per_minute=settings.new_learners_per_minute,
+                   address_jobs=settings.address_jobs)
 
 
 @asynccontextmanager
@@ -65,10 +76,20 @@ async def lifespan(app: FastAPI):
             await sandbox.close()
 
 
+def _private_data(settings: Settings) -> None:
+    """The data dir 0700 and an SQLite database file 0600 (its -wal/-shm files follow it)."""
+    settings.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    settings.data_dir.chmod(0o700)
+    url = make_url(settings.sqlalchemy_url)
+    if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
+        os.close(os.open(url.database, os.O_CREAT | os.O_WRONLY, 0o600))
+        os.chmod(url.database, 0o600)
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     i18n.set_language(settings.language)
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    _private_data(settings)
     store = Store(settings.sqlalchemy_url, settings.db_busy_ms)
     rows = SnippetRows(store.engine)
     import_files(settings.data_dir, rows)

@@ -27,6 +27,10 @@ class Settings(BaseSettings):
     memory_mb: int = 1024
     workers: int = Field(default_factory=lambda: os.cpu_count() or 1)
     queue: int = 32
+    # Fair queue: new learner ids one address may bring per minute (beyond, they share one
+    # place in the queue); jobs in flight per address, 0 = off (a classroom shares one NAT address).
+    new_learners_per_minute: int = 60
+    address_jobs: int = 0
 
     # Teachers: a fixed token from the operator, or one generated and logged at start-up.
     teacher_token: str | None = None

@@ -28,7 +28,7 @@ class ColdRunner:
     def protections(self) -> dict:
         return {}
 
-    async def run(self, job) -> Verdict:
+    async def run(self, job, **_) -> Verdict:
         started = time.monotonic()
         proc = await asyncio.create_subprocess_exec(
             sys.executable, "-I", "-c", RUNNER, stdin=asyncio.subprocess.PIPE,

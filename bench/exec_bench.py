@@ -1,8 +1,12 @@
 """From HTTP request to verdict for the 在线 Softmax drill: a cold `python` per submission versus
 the sandbox, then 8 learners submitting at once, and the memory of web server + fork server.
+In the same run, the floor (bench/fork_floor.py: the check in a warm process, and a bare
+fork + run + reap of a torch process) and the CPU per verdict over all server processes
+(web server, fork server, zygote, job processes, reaped children included).
 
     python bench/exec_bench.py [--seconds 30] [--requests 100] [--cold 10] [--learners 8]
 """
+import json
 import argparse
 import os
 import statistics
@@ -28,6 +32,13 @@ def form(seed: int) -> dict:
     snippet = library.get("mlm-online-softmax")
     drill = random_drill(snippet, 20, seed)
     return {"version": snippet.version, "rate": "20", "seed": str(seed), **{h.key: h.answer for h in drill.holes}}
+
+
+def free_port() -> int:
+    import socket
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
 
 
 def serve(runner: str, port: int) -> subprocess.Popen:
@@ -76,8 +87,7 @@ def concurrent(url: str, learners: int, seconds: float, body: dict) -> tuple[lis
     return times, errors[0]
 
 
-def tree_memory_mib(pid: int) -> tuple[float, float]:
-    """(RSS, PSS) of a process and all its descendants, MiB; PSS counts shared torch pages once."""
+def tree(pid: int) -> list[int]:
     pids, todo = [], [pid]
     while todo:
         p = todo.pop()
@@ -87,6 +97,31 @@ def tree_memory_mib(pid: int) -> tuple[float, float]:
                      for c in Path(f"/proc/{p}/task/{t}/children").read_text().split()]
         except OSError:
             pass
+    return pids
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """utime + stime + cutime + cstime over a process tree: children reaped by any of them
+    (every job process, by the zygote) are in their parent's cutime/cstime."""
+    ticks = 0
+    for p in tree(pid):
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        ticks += sum(int(x) for x in fields[11:15])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def floor(jobs: int) -> dict:
+    out = subprocess.run([sys.executable, str(ROOT / "bench" / "fork_floor.py"), "--jobs", str(jobs)],
+                         env={**os.environ, "OMP_NUM_THREADS": "1"}, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def tree_memory_mib(pid: int) -> tuple[float, float]:
+    """(RSS, PSS) of a process and all its descendants, MiB; PSS counts shared torch pages once."""
+    pids = tree(pid)
     rss = pss = 0
     for p in pids:
         try:
@@ -117,17 +152,25 @@ def main() -> None:
     parser.add_argument("--learners", type=int, default=8)
     args = parser.parse_args()
     body = form(1)
-    cold = serve("cold", 8791)
+    cold_port, port = free_port(), free_port()
+    cold = serve("cold", cold_port)
     try:
-        cold_ms = sequential("http://127.0.0.1:8791", args.cold, body)
+        cold_ms = sequential(f"http://127.0.0.1:{cold_port}", args.cold, body)
     finally:
         cold.terminate()
         cold.wait()
-    warm = serve("sandbox", 8792)
+    print(f"load before: {Path('/proc/loadavg').read_text().strip()}", file=sys.stderr)
+    base = floor(args.requests)
+    warm = serve("sandbox", port)
     try:
-        warm_ms = sequential("http://127.0.0.1:8792", args.requests, body)
+        sequential(f"http://127.0.0.1:{port}", 10, body)
+        cpu_before = tree_cpu_seconds(warm.pid)
+        warm_ms = sequential(f"http://127.0.0.1:{port}", args.requests, body)
+        cpu_ms = (tree_cpu_seconds(warm.pid) - cpu_before) / args.requests * 1e3
         idle_rss, idle_pss = tree_memory_mib(warm.pid)
-        load_ms, errors = concurrent("http://127.0.0.1:8792", args.learners, args.seconds, body)
+        cpu_before = tree_cpu_seconds(warm.pid)
+        load_ms, errors = concurrent(f"http://127.0.0.1:{port}", args.learners, args.seconds, body)
+        load_cpu_ms = (tree_cpu_seconds(warm.pid) - cpu_before) / max(1, len(load_ms)) * 1e3
         load_rss, load_pss = tree_memory_mib(warm.pid)
     finally:
         warm.terminate()
@@ -138,6 +181,12 @@ def main() -> None:
     print(line("(b) sandbox", warm_ms, f"{speedup:.0f}x faster than (a)"))
     print(line(f"{args.learners} learners for {args.seconds:.0f} s, sandbox", load_ms,
                f"{len(load_ms) / args.seconds:.0f} verdicts/s, {errors} errors"))
+    ratio = statistics.median(warm_ms) / base["fork_median_ms"]
+    print(f"\nfloor, same run: check in a warm process {base['check_cpu_ms']:.1f} ms CPU; bare fork + run + reap "
+          f"{base['fork_median_ms']:.1f} ms median, {base['fork_cpu_ms']:.1f} ms CPU")
+    print(f"(b) / floor: {ratio:.2f}x; CPU per verdict, all server processes: {cpu_ms:.1f} ms sequential, "
+          f"{load_cpu_ms:.1f} ms with {args.learners} learners")
+    print(f"load after: {Path('/proc/loadavg').read_text().strip()}")
     print(f"\nweb server + fork server memory: idle RSS {idle_rss:.0f} MiB / PSS {idle_pss:.0f} MiB; "
           f"after load RSS {load_rss:.0f} MiB / PSS {load_pss:.0f} MiB")
 

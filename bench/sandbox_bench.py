@@ -1,9 +1,10 @@
-"""Sandbox latency and memory: a cold interpreter per job versus the fork server.
+"""Sandbox latency and memory: a cold interpreter per job versus the fork server, and an
+honest job's verdict time idle versus beside a hostile job (busy children in new sessions).
 
     python bench/sandbox_bench.py [--seconds 30] [--jobs 200] [--cold 10] [--submitters 8]
 
 The job is an online-softmax exercise (4x8 tensor, Python loops) checked against
-torch.softmax. Prints a Markdown table.
+torch.softmax. Prints Markdown tables.
 """
 import argparse
 import asyncio
@@ -36,6 +37,11 @@ x = torch.randn(4, 8)
 assert torch.allclose(online_softmax(x), torch.softmax(x, dim=-1), atol=1e-6), "mismatch"
 '''
 JOB = Job(parts=(("setup", SETUP), ("code", CODE), ("check", CHECK)))
+# 0.2 s of CPU in the job itself: what a fair share of the CPU shows up in.
+BUSY = Job(parts=(("setup", "import time"), ("code", "t = time.process_time()\nwhile time.process_time() - t < 0.2:\n"
+                                                     "    pass"), ("check", "")))
+HOSTILE = Job(parts=(("setup", ""), ("code", (Path(__file__).resolve().parents[1] / "tests" / "sandbox" / "corpus"
+                                             / "busy_children_new_sessions.py").read_text()), ("check", "")))
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -58,9 +64,9 @@ def cold(runs: int) -> list[float]:
     return times
 
 
-async def timed(sandbox: Sandbox) -> float:
+async def timed(sandbox: Sandbox, job: Job = JOB, owner: str | None = None) -> float:
     began = time.perf_counter()
-    verdict = await sandbox.run(JOB)
+    verdict = await sandbox.run(job, owner=owner)
     if verdict.status != "passed":
         raise RuntimeError(verdict)
     return (time.perf_counter() - began) * 1e3
@@ -89,6 +95,23 @@ async def concurrent(sandbox: Sandbox, submitters: int, seconds: float) -> tuple
     return times, busy, peak
 
 
+async def beside_hostile(sandbox: Sandbox, job: Job, runs: int) -> tuple[list[float], list[float]]:
+    """The job's verdict times idle, then while a hostile job is always running."""
+    idle = [await timed(sandbox, job, "honest") for _ in range(runs)]
+    stop = asyncio.Event()
+
+    async def attacker():
+        while not stop.is_set():
+            await sandbox.run(HOSTILE, owner="hostile")
+
+    attacking = asyncio.ensure_future(attacker())
+    await asyncio.sleep(0.5)
+    loaded = [await timed(sandbox, job, "honest") for _ in range(runs)]
+    stop.set()
+    await attacking
+    return idle, loaded
+
+
 def rss_of_self() -> int:
     with open("/proc/self/status") as f:
         return int(next(l for l in f if l.startswith("VmRSS:")).split()[1]) * 1024
@@ -97,7 +120,7 @@ def rss_of_self() -> int:
 async def main(args) -> None:
     print(f"cold interpreter x{args.cold} ...", file=sys.stderr)
     cold_ms = cold(args.cold)
-    sandbox = Sandbox(workers=args.workers)
+    sandbox = Sandbox(workers=args.workers, cgroups=not args.no_cgroups)
     began = time.perf_counter()
     await sandbox.start()
     start_s = time.perf_counter() - began
@@ -108,15 +131,25 @@ async def main(args) -> None:
     idle = (await sandbox.status())["memory"]
     print(f"{args.submitters} submitters for {args.seconds:g} s ...", file=sys.stderr)
     loaded, busy, peak_pss = await concurrent(sandbox, args.submitters, args.seconds)
+    print("honest jobs beside a hostile one ...", file=sys.stderr)
+    fair = {name: await beside_hostile(sandbox, job, runs) for name, job, runs in
+            (("drill check", JOB, 50), ("0.2 s of CPU", BUSY, 20))}
+    accounting = sandbox.accounting()
     await sandbox.close()
     mib = lambda b: f"{b / 2**20:.0f} MiB"
-    print(f"\nfork server start: {start_s:.1f} s; workers {sandbox.workers}; {os.cpu_count()} CPUs\n")
+    print(f"\nfork server start: {start_s:.1f} s; workers {sandbox.workers}; {os.cpu_count()} CPUs; "
+          f"load after: {Path('/proc/loadavg').read_text().strip()}\n")
     print("| measurement | jobs | median ms | p99 ms | max ms | note |")
     print("|---|---|---|---|---|---|")
     print(row("cold `python -I -c` per job", cold_ms))
     print(row("sandbox, sequential", sequential))
     print(row(f"sandbox, {args.submitters} concurrent submitters", loaded,
               f"{len(loaded) / args.seconds:.0f} jobs/s, {busy} busy"))
+    print(f"\n| honest job ({accounting.get('tree_limits')}) | idle median ms | beside a hostile job, median ms "
+          f"| ratio |\n|---|---|---|---|")
+    for name, (idle_ms, hostile_ms) in fair.items():
+        ratio = statistics.median(hostile_ms) / statistics.median(idle_ms)
+        print(f"| {name} | {statistics.median(idle_ms):.1f} | {statistics.median(hostile_ms):.1f} | {ratio:.2f}x |")
     print("\n| memory | RSS (sum) | PSS (sum) |\n|---|---|---|")
     print(f"| fork server + zygote + ready job processes ({idle['processes']} processes), idle "
           f"| {mib(idle['rss_bytes'])} | {mib(idle['pss_bytes'])} |")
@@ -132,4 +165,5 @@ if __name__ == "__main__":
     parser.add_argument("--cold", type=int, default=10)
     parser.add_argument("--submitters", type=int, default=8)
     parser.add_argument("--workers", type=int, default=None)
+    parser.add_argument("--no-cgroups", action="store_true", help="poll /proc instead (the fallback)")
     asyncio.run(main(parser.parse_args()))

@@ -77,3 +77,8 @@ def test_health_lists_active_protections(running_client):
     data = running_client.get("/healthz").json()
     assert data["execution"] == "on" and data["protections"] and all(
         isinstance(v, bool) for v in data["protections"].values())
+    assert {"cgroup_memory", "cgroup_pids", "cgroup_cpu", "minimal_root"} <= set(data["protections"])
+    accounting = data["accounting"]
+    assert accounting["tree_limits"] in ("cgroup", "polling")
+    assert (accounting["tree_limits"] == "cgroup") == data["protections"]["cgroup_memory"]
+    assert accounting["root_view"] and all(p.startswith("/") for p in accounting["root_view"])

@@ -19,6 +19,7 @@ def health(request: Request) -> JSONResponse:
         "snippets": len(deps.library(request).all()),
         "execution": "on" if sandbox is not None else "off",
         "protections": sandbox.protections() if sandbox is not None else {},
+        "accounting": sandbox.accounting() if sandbox is not None else {},
         "limits": {"cpu_seconds": settings.cpu_seconds, "wall_seconds": settings.wall_seconds,
                    "memory_mb": settings.memory_mb, "workers": settings.workers, "queue": settings.queue},
     })

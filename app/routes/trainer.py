@@ -127,8 +127,9 @@ async def _grade(request: Request, drill: Drill, fields: dict[str, str]) -> Resp
     # Code with an empty blank cannot be right and would only fail to parse: it is not run.
     runnable = sandbox is not None and all(a.strip() for a in answers.values())
     code = splice(drill.snippet.code, list(drill.holes), answers) if runnable else ""  # only run code is needed
-    run = await execute(sandbox if runnable else None, drill.snippet, code)
     learner = deps.learner_id(request)
+    run = await execute(sandbox if runnable else None, drill.snippet, code, owner=learner,
+                        address=request.client and request.client.host)
     result = Result(tuple(verdicts), run, None, responses)
     record = AttemptRecord(
         learner, drill.snippet.id, drill.snippet.version, drill.mode, drill.rate, drill.seed,

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from . import framing
 from .connection import Connection, ServerLost
+from .fairness import FairQueue, IdMinting
 from .types import Job, Limits, SandboxBusy, SandboxUnavailable, Verdict
 
 MAX_JOB_CHARS = 1 << 20
@@ -17,18 +18,26 @@ RESTART_TIMEOUT = 30.0  # later the files are cached; a run() waits at most this
 class Sandbox:
     def __init__(self, limits: Limits = Limits(), workers: int | None = None, queue: int = 32,
                  data_dirs: tuple[Path, ...] = (), *, uid_base: int | None = None, namespaces: bool = True,
-                 python: str | None = None):
+                 python: str | None = None, cgroups: bool = True, per_owner_waiting: int = 4, new_owners_per_minute: int = 60,
+                 address_jobs: int = 0):
         """uid_base: job processes run as uid_base + slot when root (default: a free block of 64
         from 60000 on, so servers of several web workers never share uids); namespaces=False skips
-        every namespace (for hosts where they misbehave); python: interpreter for the server."""
+        every namespace (for hosts where they misbehave); python: interpreter for the server;
+        cgroups=False keeps to polling /proc for process-tree limits.
+        Fairness (fairness.py): per_owner_waiting jobs may wait per owner; an address brings at
+        most new_owners_per_minute new owners (0: no bound); address_jobs > 0 bounds the jobs in
+        flight per address (off by default: a classroom may share one address)."""
         self.limits, self.queue = limits, queue
         self.workers = workers or os.cpu_count() or 1
+        self.fair = FairQueue(self.workers, queue, per_owner_waiting, max(1, self.workers - 1))
+        self.minting = IdMinting(new_owners_per_minute)
+        self.address_jobs = address_jobs
+        self._per_address: dict[str, int] = {}
         self.data_dirs = tuple(Path(p).resolve() for p in data_dirs)
         self.uid_base, self.namespaces, self.python = uid_base, namespaces, python or sys.executable
+        self.cgroups = cgroups
         self._conn: Connection | None = None
         self._lock = asyncio.Lock()
-        self._slots = asyncio.Semaphore(self.workers)
-        self._admitted = 0
         self._closed = False
         self._started_once = False
 
@@ -46,29 +55,43 @@ class Sandbox:
     def protections(self) -> dict[str, bool]:
         return dict(self._conn.ready["protections"]) if self._conn else {}
 
+    def accounting(self) -> dict:
+        """How process-tree limits are enforced (cgroup controllers, or polling) and the
+        paths the jobs' root holds, as measured at start-up."""
+        ready = self._conn.ready if self._conn else {}
+        return {**ready.get("accounting", {}), "root_view": ready.get("root_view", [])}
+
     async def status(self) -> dict:
         """Pids and memory of the server tree (for the health page, tests and benchmarks)."""
         conn = await self._connection()
         return (await conn.ask("status", REPLY_MARGIN))["info"]
 
-    async def run(self, job: Job) -> Verdict:
+    async def run(self, job: Job, owner: str | None = None, address: str | None = None) -> Verdict:
+        """owner: the learner the job is for (None: a job of its own); address: the client's."""
         _validate(job)
-        if self._admitted >= self.workers + self.queue:
-            raise SandboxBusy("all workers busy and the queue is full")
-        self._admitted += 1
+        owner = object() if owner is None else self.minting.owner(owner, address)
+        if address is not None and self.address_jobs and self._per_address.get(address, 0) >= self.address_jobs:
+            raise SandboxBusy("this address has as many jobs in flight as it may")
+        if address is not None:
+            self._per_address[address] = self._per_address.get(address, 0) + 1
         try:
-            async with self._slots:
-                for _ in range(2):  # a dead or hung server is replaced and the job retried once
-                    conn = await self._connection()
-                    try:
-                        reply = await conn.ask("run", self.limits.wall_seconds + REPLY_MARGIN,
-                                               job=job.as_dict())
-                        return Verdict.from_dict(reply["verdict"])
-                    except ServerLost:
-                        continue
-                raise SandboxUnavailable("the fork server was lost twice while running this job")
+            async with self.fair.slot(owner):
+                return await self._attempts(job)
         finally:
-            self._admitted -= 1
+            if address is not None:
+                self._per_address[address] -= 1
+                if not self._per_address[address]:
+                    del self._per_address[address]
+
+    async def _attempts(self, job: Job) -> Verdict:
+        for _ in range(2):  # a dead or hung server is replaced and the job retried once
+            conn = await self._connection()
+            try:
+                reply = await conn.ask("run", self.limits.wall_seconds + REPLY_MARGIN, job=job.as_dict())
+                return Verdict.from_dict(reply["verdict"])
+            except ServerLost:
+                continue
+        raise SandboxUnavailable("the fork server was lost twice while running this job")
 
     async def _connection(self) -> Connection:
         async with self._lock:
@@ -79,7 +102,7 @@ class Sandbox:
             if self._conn is not None:
                 await self._conn.close()
                 self._conn = None
-            config = {"limits": self.limits.as_dict(), "workers": self.workers,
+            config = {"limits": self.limits.as_dict(), "workers": self.workers, "cgroups": self.cgroups,
                       "uid_base": self.uid_base, "namespaces": self.namespaces,
                       "data_dirs": [str(p) for p in self.data_dirs]}
             try:

@@ -63,12 +63,14 @@ def confine(plan: dict, limits: dict, seccomp_filter, strict: bool = True) -> di
 
     linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
     os.setsid()
-    step("net_namespace", lambda: linux.unshare(linux.CLONE_NEWNET))
-    step("ipc_namespace", lambda: linux.unshare(linux.CLONE_NEWIPC | linux.CLONE_NEWUTS))
+    shared = plan.get("shared_namespaces")  # inherited from the zygote, else a job's own
+    step("net_namespace", lambda: shared or linux.unshare(linux.CLONE_NEWNET))
+    step("ipc_namespace", lambda: shared or linux.unshare(linux.CLONE_NEWIPC | linux.CLONE_NEWUTS))
     if step("mount_namespace", lambda: linux.unshare(linux.CLONE_NEWNS)):
         step("private_view", lambda: mounts.enter_private_view(
             plan["uid"] if plan.get("uid") is not None else os.getuid(),
-            limits["work_dir_bytes"], limits["work_dir_files"], own_proc=os.getpid() == 1))
+            limits["work_dir_bytes"], limits["work_dir_files"], own_proc=os.getpid() == 1,
+            keep=plan.get("tmp_binds", ())))
     else:
         done["private_view"] = False
     step("rlimits", lambda: set_rlimits(limits))

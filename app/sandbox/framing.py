@@ -1,10 +1,16 @@
-"""Length-prefixed JSON frames: 4-byte big-endian length, then UTF-8 JSON."""
+"""Length-prefixed JSON frames: 4-byte big-endian length, then UTF-8 JSON.
+
+Every byte may come from a hostile job: sizes and nesting are bounded, and any way a frame
+can fail to decode is a FrameError (never RecursionError, MemoryError or a crash).
+"""
 import asyncio
 import json
 import os
+import re
 import struct
 
 MAX_FRAME = 8 << 20
+MAX_DEPTH = 16  # frames are flat objects; deeper nesting is refused before it is decoded
 _HEADER = struct.Struct(">I")
 
 
@@ -19,11 +25,28 @@ def encode(obj) -> bytes:
     return _HEADER.pack(len(body)) + body
 
 
+_STRINGS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+
+
+def _too_deep(body: bytes) -> bool:
+    """Strings dropped, only brackets kept, innermost pairs removed MAX_DEPTH times: anything
+    left is deeper than that (or unbalanced, which the decoder would refuse anyway)."""
+    brackets = _STRINGS.sub(b"", body).translate(None, _NOT_BRACKETS)
+    for _ in range(MAX_DEPTH):
+        if not brackets:
+            return False
+        brackets = brackets.replace(b"[]", b"").replace(b"{}", b"")
+    return bool(brackets)
+
+
 def _decode(body: bytes):
+    if _too_deep(body):
+        raise FrameError("frame nested too deeply")
     try:
         return json.loads(body.decode("utf-8", "surrogatepass"))
-    except ValueError as exc:
-        raise FrameError(f"bad frame: {exc}") from None
+    except (ValueError, RecursionError, MemoryError) as exc:
+        raise FrameError(f"bad frame: {type(exc).__name__}") from None
 
 
 class FrameBuffer:
@@ -32,6 +55,11 @@ class FrameBuffer:
     def __init__(self, limit: int = MAX_FRAME):
         self.limit = limit
         self._data = bytearray()
+
+    @property
+    def pending(self) -> bool:
+        """Bytes of an unfinished frame are waiting."""
+        return bool(self._data)
 
     def feed(self, data: bytes) -> list:
         self._data += data

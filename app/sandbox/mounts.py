@@ -1,83 +1,113 @@
-"""What the filesystem looks like from inside a job.
+"""What the filesystem looks like from inside a job: a minimal root, nothing of the host's.
 
-Two stages. The zygote, once: a private mount namespace in which the data dirs are covered
-by empty read-only tmpfs and the interpreter's directories are reachable even when they sit
-under a 0700 directory such as /root (a tmpfs over that directory, the needed paths bound
-back in, everything else there hidden). Each job, on top of a copy of that: the whole tree
-read-only and nosuid, a fresh size-limited tmpfs on /tmp as the work dir, and its own /proc.
+Two stages. The zygote, once: in a private mount namespace, a fresh tmpfs becomes the root
+(pivot_root) holding only what jobs need, bound read-only at their own paths: the
+interpreter, its stdlib and site-packages, the directories of the shared libraries loaded,
+the loader cache, a few device nodes, /proc (each job mounts its own over it) and an empty
+/tmp. Intermediate directories are the tmpfs's own (0755), so an interpreter under a 0700
+home is reachable while the rest of that home does not exist there. Data dirs that fall
+inside a bound path are covered by an empty tmpfs. Each job, on top of a copy of that: the
+whole tree read-only and nosuid, a fresh size-limited tmpfs on /tmp as the work dir (with
+the runtime's paths under /tmp, if it is installed there, bound back in), its own /proc.
 """
 import os
-import stat
 from pathlib import Path
 
 from . import linux
 
-
-def _blocked_ancestor(path: Path, private: list[Path]) -> Path | None:
-    """The outermost directory above `path` that is private or other users cannot traverse."""
-    for parent in reversed(path.parents):
-        if parent in private or not os.stat(parent).st_mode & stat.S_IXOTH:
-            return parent
-    return None
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+FILES = ("/etc/ld.so.cache",)
+TOP_LINKS = ("lib", "lib64", "lib32", "libx32")  # merged-/usr symlinks the loader cache names
+_RO_BIND = linux.MS_BIND | linux.MS_REC
 
 
-def _cover(directory: Path, keep: list[Path]) -> list[str]:
-    """An empty tmpfs over `directory`, with the `keep` paths inside it bound back in."""
-    fds = {p: os.open(p, os.O_PATH | os.O_DIRECTORY) for p in keep}  # before the tmpfs hides them
-    linux.mount("tmpfs", str(directory), "tmpfs", linux.MS_NOSUID | linux.MS_NODEV, "mode=0755,size=64k")
-    for path, fd in sorted(fds.items()):
-        os.makedirs(path, mode=0o755, exist_ok=True)
-        linux.mount(f"/proc/self/fd/{fd}", str(path), None, linux.MS_BIND | linux.MS_REC)
+def mapped_dirs(maps: str = "/proc/self/maps") -> list[Path]:
+    """Directories of every file mapped into this process (its shared libraries)."""
+    with open(maps) as f:
+        files = {line.split(None, 5)[5].strip() for line in f if line.count(" ") >= 5 and "/" in line}
+    return sorted({Path(p).parent for p in files if p.startswith("/") and os.path.isfile(p)})
+
+
+def outermost(paths: list[Path]) -> list[Path]:
+    """Drop paths that lie inside another listed path (binding the outer one covers them)."""
+    kept: list[Path] = []
+    for path in sorted(set(paths), key=lambda p: len(p.parts)):
+        if not any(path == k or k in path.parents for k in kept):
+            kept.append(path)
+    return kept
+
+
+def _bind_at(root: str, sources: dict[Path, int]) -> None:
+    for path, fd in sorted(sources.items()):
+        target = root + str(path)
+        if os.path.isdir(f"/proc/self/fd/{fd}"):
+            os.makedirs(target, mode=0o755, exist_ok=True)
+        else:
+            os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
+            os.close(os.open(target, os.O_CREAT | os.O_WRONLY, 0o644))
+        linux.mount(f"/proc/self/fd/{fd}", target, None, _RO_BIND)
         os.close(fd)
-    return [str(p) for p in keep]
 
 
-def _expose(needed: list[Path], private: list[Path]) -> list[str]:
-    groups: dict[Path, list[Path]] = {p: [] for p in private if p.is_dir()}
-    for path in needed:
-        blocked = _blocked_ancestor(path, private)
-        if blocked is not None and blocked != Path("/"):
-            groups.setdefault(blocked, []).append(path)
-    # A dir inside another covered one is hidden already (and covering it would hide kept paths).
-    outer = {d: paths for d, paths in groups.items() if not any(o in d.parents for o in groups)}
-    return [kept for blocked, paths in outer.items() for kept in _cover(blocked, paths)]
+def _open_all(paths: list[Path]) -> dict[Path, int]:
+    """O_PATH handles taken before any tmpfs hides the paths (e.g. a venv under /tmp)."""
+    return {p: os.open(p, os.O_PATH) for p in paths if os.path.exists(p)}
 
 
-def _hide(data_dirs: list[Path]) -> list[str]:
+def _hide(root: str, data_dirs: list[Path], bound: list[Path]) -> list[str]:
+    """Data dirs are absent from the root unless they lie inside a bound path: cover those."""
     hidden = []
     for path in data_dirs:
-        if path.is_dir():
-            linux.mount("tmpfs", str(path), "tmpfs",
+        if any(b == path or b in path.parents for b in bound) and path.is_dir():
+            linux.mount("tmpfs", root + str(path), "tmpfs",
                         linux.MS_RDONLY | linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC,
                         "mode=0000,size=4k,nr_inodes=1")
             hidden.append(str(path))
     return hidden
 
 
-def _outermost(paths: list[Path]) -> list[Path]:
-    """Drop paths that lie inside another listed path (binding the outer one covers them)."""
-    unique = sorted(set(paths), key=lambda p: len(p.parts))
-    kept: list[Path] = []
-    for path in unique:
-        if not any(path == k or k in path.parents for k in kept):
-            kept.append(path)
-    return kept
-
-
-def prepare_shared_view(needed: list[Path], data_dirs: list[Path], private: list[Path]) -> dict:
-    """Zygote: enter a private mount namespace shaped for the jobs. `private` dirs are
-    covered like untraversable ones (only the needed paths inside stay visible)."""
+def prepare_shared_view(needed: list[Path], data_dirs: list[Path]) -> dict:
+    """Zygote: enter a private mount namespace whose root holds only what jobs need."""
     linux.unshare(linux.CLONE_NEWNS)
     linux.mount(None, "/", None, linux.MS_REC | linux.MS_PRIVATE)
-    needed = _outermost([p.resolve() for p in needed if p.is_dir()])
-    exposed = _expose(needed, [p.resolve() for p in private if p.resolve() != Path("/")])
-    return {"exposed": exposed, "hidden": _hide([p.resolve() for p in data_dirs])}
-
-
-def enter_private_view(uid: int, work_bytes: int, work_files: int, own_proc: bool) -> None:
-    """Job: read-only everything, a private /tmp, and a /proc of its own pid namespace."""
+    bound = outermost([p.resolve() for p in needed if p.exists()])
+    sources = _open_all(bound + [Path(p) for p in DEVICES + FILES])
+    proc = os.open("/proc", os.O_PATH | os.O_DIRECTORY)
+    root = "/tmp"  # in this namespace only; the host's /tmp is untouched
+    linux.mount("tmpfs", root, "tmpfs", linux.MS_NOSUID, "mode=0755,size=1m,nr_inodes=4096")
+    _bind_at(root, sources)
+    os.makedirs(root + "/proc")
+    linux.mount(f"/proc/self/fd/{proc}", root + "/proc", None, _RO_BIND)
+    os.close(proc)
+    os.makedirs(root + "/tmp", mode=0o755, exist_ok=True)
+    for name in TOP_LINKS:
+        if os.path.islink(f"/{name}"):
+            os.symlink(os.readlink(f"/{name}"), f"{root}/{name}")
+    hidden = _hide(root, [p.resolve() for p in data_dirs], bound)
+    os.mkdir(root + "/.old")
+    linux.pivot_root(root, root + "/.old")
+    os.chdir("/")
+    linux.umount("/.old", linux.MNT_DETACH)
+    os.rmdir("/.old")
     linux.set_mount_attrs_recursive("/", linux.MOUNT_ATTR_RDONLY | linux.MOUNT_ATTR_NOSUID)
+    under_tmp = [str(p) for p in bound if Path("/tmp") in p.parents]
+    return {"root": sorted(str(p) for p in bound) + list(DEVICES + FILES), "hidden": hidden,
+            "under_tmp": under_tmp}
+
+
+def _private_tmp(uid: int, work_bytes: int, work_files: int, keep: list[str]) -> None:
+    """A fresh tmpfs on /tmp; runtime paths that live under /tmp are bound back in."""
+    sources = _open_all([Path(p) for p in keep])
     linux.mount("tmpfs", "/tmp", "tmpfs", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC,
                 f"mode=0700,uid={uid},gid={uid},size={work_bytes},nr_inodes={work_files}")
+    _bind_at("", sources)
+    for path in sources:
+        linux.set_mount_attrs_recursive(str(path), linux.MOUNT_ATTR_RDONLY | linux.MOUNT_ATTR_NOSUID)
+
+
+def enter_private_view(uid: int, work_bytes: int, work_files: int, own_proc: bool, keep: list[str] = ()) -> None:
+    """Job: read-only everything, a private /tmp, and a /proc of its own pid namespace."""
+    linux.set_mount_attrs_recursive("/", linux.MOUNT_ATTR_RDONLY | linux.MOUNT_ATTR_NOSUID)
+    _private_tmp(uid, work_bytes, work_files, list(keep))
     if own_proc:
         linux.mount("proc", "/proc", "proc", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC)

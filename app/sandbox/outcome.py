@@ -37,6 +37,8 @@ def _stopped_by_server(reason: str, limits: dict) -> dict:
         "processes": ("error", f"process limit ({limits['max_processes']}) reached"),
         "output": ("output", f"output limit reached ({limits['output_bytes'] * OUTPUT_KILL_FACTOR} bytes)"),
         "cancelled": ("error", "cancelled: nobody was waiting for the verdict any more"),
+        "cpu": ("timeout", f"CPU time limit ({limits['cpu_seconds']:g} s) reached by the job's processes together"),
+        "unreadable": ("crashed", "the job process wrote something that is not a report to its result pipe"),
     }[reason]
     return {"status": status, "message": message}
 
@@ -55,7 +57,7 @@ def _ended(status: int, cpu: float, limits: dict) -> dict:
 def outcome(limits: dict, kill_reason: str | None, report: dict | None, status: int, cpu: float) -> dict:
     """Status and message: what the server stopped the job for, else the job's own report,
     else how its process ended."""
-    if kill_reason in ("wall", "memory", "processes", "output", "cancelled"):
+    if kill_reason in ("wall", "memory", "processes", "output", "cancelled", "unreadable", "cpu"):
         return _stopped_by_server(kill_reason, limits)
     result = (report or {}).get("result")
     if isinstance(result, dict):

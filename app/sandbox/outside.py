@@ -10,9 +10,14 @@ from . import watch
 INFINITY = float("inf")
 
 
+CPU_GRACE = 0.25  # beyond the CPU limit, so that a lone process's own timer reports first
+
+
 class OutsideLimits:
-    def __init__(self, limits: dict, zygote_anon_bytes: int):
-        self.limits, self.baseline = limits, zygote_anon_bytes
+    def __init__(self, limits: dict, zygote_anon_bytes: int, cgroups=None):
+        """With cgroups the kernel bounds memory and processes; CPU over the tree is read from
+        cpuacct. Without, the trees are scanned in /proc (which misses shared and tmpfs memory)."""
+        self.limits, self.baseline, self.cgroups = limits, zygote_anon_bytes, cgroups
         self.next_scan = 0.0
 
     def enforce(self, procs) -> float | None:
@@ -37,7 +42,14 @@ class OutsideLimits:
         if not running:
             return INFINITY
         due = [p for p in running if now - p.started >= watch.INTERVAL]
-        if due and now >= self.next_scan:
+        if due and now >= self.next_scan and self.cgroups is not None:
+            for proc in due:
+                if self.cgroups.ran_out_of_memory(proc.slot):
+                    proc.kill("memory")  # the kernel already killed one of its processes
+                elif self.cgroups.cpu_seconds(proc.slot) > self.limits["cpu_seconds"] + CPU_GRACE:
+                    proc.kill("cpu")
+            self.next_scan = now + watch.INTERVAL
+        elif due and now >= self.next_scan:
             totals = watch.job_totals([p.pid for p in due], self.baseline)
             for proc in due:
                 count, grown = totals.get(proc.pid, (0, 0))

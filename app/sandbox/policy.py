@@ -18,6 +18,8 @@ def probe_plan(zygote: dict, namespaces: bool = True) -> dict:
     plan["mount_namespace"] = namespaces and zygote.get("view") is not None
     plan["unprivileged_uid"] = linux.has_capability(linux.CAP_SETUID) and linux.has_capability(linux.CAP_SETGID)
     plan["seccomp"] = zygote.get("seccomp", False)
+    plan["tmp_binds"] = (zygote.get("view") or {}).get("under_tmp", [])
+    plan["shared_namespaces"] = namespaces and zygote.get("shared_namespaces", False)
     return plan
 
 
@@ -47,17 +49,21 @@ def pick_uid_base(first: int = 60000, blocks: int = 512) -> int:
     raise RuntimeError("no free block of uids for job processes")
 
 
-def strict_plan(done: dict, pid_namespace: bool) -> dict:
+def strict_plan(done: dict, pid_namespace: bool, probed: dict) -> dict:
     """Exactly the steps that succeeded in the probe; any later failure aborts that job."""
     plan = {step: bool(done.get(step)) for step in STEPS}
     plan["pid_namespace"] = pid_namespace
+    plan["tmp_binds"] = probed.get("tmp_binds", [])
+    plan["shared_namespaces"] = probed.get("shared_namespaces", False)
     return plan
 
 
 def probe_spec(zygote: dict, limits: dict, data_dirs: list[str]) -> dict:
+    view = zygote.get("view") or {}
     return {"limits": limits, "data_dirs": data_dirs, "server_uid": os.getuid(),
-            "stdlib_module": "colorsys",
-            **{k: zygote[k] for k in ("pid_ns", "net_ns", "ipc_ns", "mnt_ns")}}
+            "stdlib_module": "colorsys", "root": view.get("root", []), "tmp_binds": view.get("under_tmp", []),
+            **{k: zygote[k] for k in ("pid_ns", "mnt_ns")},  # jobs get their own of these
+            **{k: zygote["host_ns"][k] for k in ("net_ns", "ipc_ns")}}  # and are never in the host's
 
 
 SHARED_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/dev/mqueue")

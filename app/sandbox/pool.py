@@ -12,6 +12,7 @@ import socket
 import sys
 
 from . import policy
+from .cgroups import CgroupPool
 from .process import JobProcess
 from .status import pid_of
 
@@ -31,6 +32,7 @@ class Pool:
         self.plan: dict = {}
         self.failures = 0
         self.probe_slot: int | None = None
+        self.cgroups = CgroupPool.open(self.limits, self.workers) if config.get("cgroups", True) else None
 
     def start(self, zsock: socket.socket, zygote: dict) -> None:
         self.zsock, self.zygote = zsock, zygote
@@ -55,6 +57,7 @@ class Pool:
             proc = JobProcess(slot, fds, self.limits, self.spawning.pop(slot))
             proc.pid, proc.pid_namespace, proc.state = pid_of(fds[0]), message["pid_namespace"], "starting"
             self.procs[slot] = proc
+            self.enter_cgroups(proc)
             for fd in proc.read_fds:
                 self.selector.register(fd, selectors.EVENT_READ, functools.partial(self.on_output, fd, proc))
         elif "spawn_failed" in message:
@@ -64,6 +67,16 @@ class Pool:
             self.count_failure(message["error"])
         else:
             self.on_exit(self.procs.pop(message["exited"]), message["status"], message["cpu"])
+
+    def enter_cgroups(self, proc: JobProcess) -> None:
+        """Before it can be given a job; one that cannot be placed never gets one."""
+        if self.cgroups is None:
+            return
+        try:
+            self.cgroups.enter(proc.slot, proc.pid)
+        except OSError as exc:
+            proc.report = {"setup_error": f"cgroup: {exc}"}
+            proc.kill(None)
 
     def on_output(self, fd: int, proc: JobProcess) -> None:
         if not proc.on_readable(fd):
@@ -81,6 +94,10 @@ class Pool:
             if fd in self.selector.get_map():
                 self.selector.unregister(fd)
         proc.drain()
+        if self.cgroups is not None:
+            cpu = max(cpu, self.cgroups.cpu_seconds(proc.slot))
+            if self.cgroups.ran_out_of_memory(proc.slot):
+                proc.kill_reason = "memory"  # the kernel killed one of its processes for memory
         if proc in self.ready:
             self.ready.remove(proc)
         if proc.slot == self.probe_slot:
@@ -102,7 +119,7 @@ class Pool:
         if not isinstance(report, dict):
             error = proc.verdict(status, 0.0)
             raise RuntimeError(f"sandbox probe failed: {error['message']} {error['stderr'][-2000:]}")
-        self.plan = policy.strict_plan(proc.ready or {}, proc.pid_namespace)
+        self.plan = policy.strict_plan(proc.ready or {}, proc.pid_namespace, self.plan)
         self.owner.probed(report)
 
     def count_failure(self, error: str) -> None:
@@ -132,3 +149,8 @@ class Pool:
             proc.kill(None)
             policy.WorkDirs.remove(proc.work_dir)
         self.work_dirs.close()
+
+    def close_cgroups(self) -> None:
+        """After the zygote is gone (so are all job processes)."""
+        if self.cgroups is not None:
+            self.cgroups.close()

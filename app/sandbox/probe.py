@@ -9,6 +9,9 @@ import os
 import resource
 import socket
 import sys
+from pathlib import Path
+
+from .mounts import TOP_LINKS
 
 # Directories that a plain unprivileged user could write to on a normal host.
 _SHARED_WRITABLE = ("/var/tmp", "/dev/shm", "/run/lock", "/dev/mqueue", "/tmp")
@@ -84,6 +87,18 @@ def _stdlib_importable(name: str) -> bool:
     return True
 
 
+def _listing(path: str) -> list[str]:
+    try:
+        return os.listdir(path)
+    except OSError:
+        return []
+
+
+def _tops(paths: list[str], depth: int) -> set[str]:
+    """Names at `depth` below / of the given paths (/tmp/venv/lib, 2 -> {"venv"})."""
+    return {Path(p).parts[depth] for p in paths if len(Path(p).parts) > depth}
+
+
 def verify(spec: dict, done: dict) -> dict[str, bool]:
     status = _status_fields()
     limits = spec["limits"]
@@ -96,7 +111,9 @@ def verify(spec: dict, done: dict) -> dict[str, bool]:
         "mount_namespace": _ns("mnt") != spec["mnt_ns"],
         "readonly_fs": bool(os.statvfs("/").f_flag & os.ST_RDONLY) and _writes_blocked(os.getcwd()),
         "private_tmp": os.getcwd() == "/tmp" and done.get("private_view", False)
-                       and not os.listdir("/tmp"),
+                       and set(os.listdir("/tmp")) <= _tops(spec["tmp_binds"], 2),
+        "minimal_root": set(_listing("/")) <= _tops(spec["root"], 1) | {"proc", "tmp", *TOP_LINKS}
+                        and set(_listing("/etc")) <= {"ld.so.cache"},
         "hidden_data_dirs": all(_hidden(p) for p in spec["data_dirs"]),
         "other_processes_unreachable": _others_unreachable(),
         "unprivileged_uid": os.getuid() not in (0, spec["server_uid"]) and os.geteuid() != 0,

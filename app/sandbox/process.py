@@ -7,7 +7,7 @@ import os
 import signal
 import time
 
-from . import framing
+from . import framing, reports
 from .outcome import Capture, outcome
 
 WALL_GRACE = 0.5        # the job's own timer reports first, with the line it stopped on
@@ -54,17 +54,16 @@ class JobProcess:
             if self.captures[fd].flooding:
                 self.kill("output")
             return
+        if self.report is not None or self.kill_reason == "unreadable":
+            return  # it is being killed: nothing more it says counts
         try:
             for frame in self.frames.feed(chunk):
-                self._on_frame(frame)
+                self._on_frame(reports.job_frame(frame, self.ready is not None))
         except framing.FrameError:
-            self.report = {"setup_error": "unreadable report from the job process"}
-            self.kill(None)
+            self.kill("unreadable")
 
-    def _on_frame(self, frame) -> None:
-        if not isinstance(frame, dict):
-            raise framing.FrameError("not an object")
-        if "ready" in frame and self.ready is None:
+    def _on_frame(self, frame: dict) -> None:
+        if "ready" in frame:
             self.ready = frame["ready"]
         elif self.report is None:
             self.report = frame
@@ -95,6 +94,8 @@ class JobProcess:
                 os.close(fd)
 
     def verdict(self, status: int, cpu: float) -> dict:
+        if self.report is None and self.frames.pending:
+            self.kill_reason = self.kill_reason or "unreadable"  # it ended in the middle of a frame
         out, err = (c.text() for c in self.captures.values())
         base = {"stdout": out, "stderr": err, "seconds": round(time.monotonic() - self.started, 4),
                 "part": None, "line": None}

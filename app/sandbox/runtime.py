@@ -3,7 +3,7 @@ import os
 import sys
 from pathlib import Path
 
-from . import harness
+from . import harness, mounts
 
 
 def import_runtime() -> dict:
@@ -36,8 +36,16 @@ def warm_up() -> None:
     harness.reseed()
 
 
+PROJECT = Path(__file__).resolve().parents[2]
+
+
 def needed_paths() -> list[Path]:
-    """Directories a job must be able to read for lazy imports."""
+    """Directories a job must be able to read for lazy imports and shared libraries: the
+    prefixes, torch's site-packages, the import path (but not the app's own source tree,
+    which jobs never import) and the directories of every library mapped now."""
     import torch
-    paths = [sys.base_prefix, sys.prefix, sys.exec_prefix, Path(torch.__file__).parent.parent]
-    return [Path(p) for p in paths + [p for p in sys.path if p]]
+    prefixes = [Path(p).resolve() for p in (sys.base_prefix, sys.prefix, sys.exec_prefix)]
+    inside_prefix = lambda p: any(p == q or q in p.parents for q in prefixes)
+    path = [Path(p).resolve() for p in sys.path if p]
+    path = [p for p in path if inside_prefix(p) or not (p == PROJECT or p in PROJECT.parents)]
+    return prefixes + [Path(torch.__file__).resolve().parent.parent] + path + mounts.mapped_dirs()

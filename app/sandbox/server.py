@@ -49,7 +49,7 @@ class Server:
         if "zygote" not in message:
             raise RuntimeError(f"zygote failed to start: {message}")
         self.zygote = message["zygote"]
-        self.outside = OutsideLimits(self.config["limits"], self.zygote["anon_bytes"])
+        self.outside = OutsideLimits(self.config["limits"], self.zygote["anon_bytes"], self.pool.cgroups)
         self.pool.start(ours, self.zygote)
 
     def receive(self) -> tuple[dict, list[int]]:
@@ -68,9 +68,15 @@ class Server:
             print("codecloze sandbox: jobs cannot import the standard library", file=sys.stderr)
         # Sent once the pool of ready job processes is full, so that the first request is fast too.
         # Enforced by this server on every host, whatever the probe found.
-        report |= {"wall_clock_limit": True, "process_tree_limits": True}
-        self.announcement = {"ready": {"protections": report, "plan": self.pool.plan,
-                                       "stdlib_importable": stdlib, **self.pids()}}
+        cgroups = self.pool.cgroups
+        report |= {"wall_clock_limit": True, "process_tree_limits": True,
+                   **{f"cgroup_{name}": cgroups is not None for name in ("memory", "pids", "cpu")}}
+        accounting = {"cgroups": "v1" if cgroups else None, "tree_limits": "cgroup" if cgroups else "polling",
+                      "controllers": cgroups.controllers() if cgroups else {}}
+        view = self.zygote.get("view") or {}
+        self.announcement = {"ready": {"protections": report, "plan": self.pool.plan, "accounting": accounting,
+                                       "root_view": view.get("root", []), "stdlib_importable": stdlib,
+                                       **self.pids()}}
 
     # -- the web app's side ----------------------------------------------------------------
     def on_ctrl(self) -> None:
@@ -122,6 +128,7 @@ class Server:
         if self.zygote_pid:
             self.zsock.close()  # the zygote kills whatever is left and exits
             _wait_or_kill(self.zygote_pid, 3.0)
+        self.pool.close_cgroups()
 
 
 def _wait_or_kill(pid: int, seconds: float) -> None:

@@ -20,8 +20,15 @@ except (ImportError, RuntimeError):  # missing package or missing libseccomp2
     pyseccomp = None
 
 DENIED = (
-    # networking of any kind, including unix sockets to local services
-    "socket", "connect", "bind", "listen", "accept", "accept4",
+    # networking of any kind, including unix sockets to local services; socketpair too, since
+    # jobs share one empty network namespace, which lists every unix socket in /proc/net/unix
+    "socket", "socketpair", "connect", "bind", "listen", "accept", "accept4",
+    # channels between concurrent jobs: SysV and POSIX IPC (jobs share one IPC namespace),
+    # locks and change notifications on the read-only files every job sees
+    "shmget", "shmat", "shmdt", "shmctl", "semget", "semop", "semtimedop", "semctl",
+    "msgget", "msgsnd", "msgrcv", "msgctl", "mq_open", "mq_unlink", "mq_timedsend",
+    "mq_timedreceive", "mq_notify", "mq_getsetattr",
+    "flock", "inotify_init", "inotify_init1", "inotify_add_watch", "fanotify_init", "fanotify_mark",
     # leaving or reshaping the sandbox
     "unshare", "setns", "mount", "umount2", "pivot_root", "chroot", "mount_setattr",
     "open_tree", "move_mount", "fsopen", "fsmount", "fsconfig", "fspick",
@@ -36,6 +43,10 @@ DENIED = (
 _NS_FLAGS = (linux.CLONE_NEWNS, linux.CLONE_NEWUTS, linux.CLONE_NEWIPC, linux.CLONE_NEWUSER,
              linux.CLONE_NEWPID, linux.CLONE_NEWNET, 0x02000000, 0x00000080)  # NEWCGROUP, NEWTIME
 
+
+# fcntl commands that lock, lease or watch a file: F_GETLK, F_SETLK, F_SETLKW, their OFD
+# forms, F_SETLEASE, F_GETLEASE, F_NOTIFY (a lock test on a shared file is a one-bit channel)
+_FCNTL_CHANNELS = (5, 6, 7, 36, 37, 38, 1024, 1025, 1026)
 
 # (syscall, index of the pid argument or None for "always refused")
 _OTHER_PROCESSES = (("kill", 0), ("prlimit64", 0), ("sched_setaffinity", 0), ("sched_setparam", 0),
@@ -64,6 +75,8 @@ def build_filter(own_processes_only: bool = False):
         for name, pid_arg in _OTHER_PROCESSES:
             args = () if pid_arg is None else (pyseccomp.Arg(pid_arg, pyseccomp.NE, 0),)
             _add(flt, deny, name, *args)
+    for command in _FCNTL_CHANNELS:
+        flt.add_rule(deny, "fcntl", pyseccomp.Arg(1, pyseccomp.EQ, command))
     for flag in _NS_FLAGS:
         flt.add_rule(deny, "clone", pyseccomp.Arg(0, pyseccomp.MASKED_EQ, flag, flag))
     # clone3 passes its flags in memory a filter cannot read: make libc fall back to clone.

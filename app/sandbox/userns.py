@@ -2,12 +2,11 @@
 
 The zygote becomes root of a user namespace that maps only its own uid, plus a pid namespace
 owned by it, so that each job can still get pid, network, ipc and mount namespaces of its
-own. Jobs then run as the web app's own user, so that user's home is hidden from them too.
+own. Jobs then run as the web app's own user (whose home is not in their root).
 """
 import os
 import signal
 import socket
-from pathlib import Path
 
 from . import linux
 
@@ -46,11 +45,3 @@ def become_root_of_own_namespaces(sock: socket.socket) -> None:
         _, status = os.waitpid(pid, 0)
         os._exit(1 if status else 0)
     linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
-
-
-def private_dirs(same_uid: bool) -> list[Path]:
-    """Jobs running as the web app's own user must not see that user's home either."""
-    if not same_uid:
-        return []
-    import pwd
-    return [Path(pwd.getpwuid(os.getuid()).pw_dir)]

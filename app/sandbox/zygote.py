@@ -105,11 +105,21 @@ class Zygote:
             os.kill(pid, signal.SIGKILL)
 
 
+def _enter_empty_namespaces() -> bool:
+    """One empty network, IPC and UTS namespace for all jobs, made once: with sockets and IPC
+    refused by seccomp nothing can pass through it, and no job pays for making and tearing
+    down its own."""
+    try:
+        linux.unshare(linux.CLONE_NEWNET | linux.CLONE_NEWIPC | linux.CLONE_NEWUTS)
+    except OSError:
+        return False  # each job then makes its own
+    return True
+
+
 def _prepare(sock: socket.socket, config: dict) -> dict:
     """Everything before the first job: namespaces, torch, the jobs' view of the filesystem."""
     namespaces = config.get("namespaces", True)
-    same_uid = not linux.has_capability(linux.CAP_SETUID)
-    info = {"user_namespace": False}
+    info = {"user_namespace": False, "host_ns": _namespaces()}
     if namespaces and not linux.has_capability(linux.CAP_SYS_ADMIN):
         try:
             userns.become_root_of_own_namespaces(sock)
@@ -121,10 +131,10 @@ def _prepare(sock: socket.socket, config: dict) -> dict:
     runtime.warm_up()
     if namespaces:
         try:
-            info["view"] = mounts.prepare_shared_view(
-                runtime.needed_paths(), [Path(p) for p in config["data_dirs"]], userns.private_dirs(same_uid))
+            info["view"] = mounts.prepare_shared_view(runtime.needed_paths(), [Path(p) for p in config["data_dirs"]])
         except OSError as exc:
             info["view_error"] = str(exc)
+        info["shared_namespaces"] = _enter_empty_namespaces()
     return info
 
 

@@ -99,3 +99,21 @@ def test_user_without_any_namespace_cannot_touch_other_processes(degraded, tmp_p
         Path("/var/tmp/codecloze-pwned").unlink(missing_ok=True)
         bystander.kill()
         bystander.wait()
+
+
+def test_without_cgroups_process_trees_are_polled_and_reported_so(degraded):
+    runner = degraded(cgroups=False)
+    claims, accounting = runner.sandbox.protections(), runner.sandbox.accounting()
+    assert not any(claims[f"cgroup_{name}"] for name in ("memory", "pids", "cpu"))
+    assert accounting["tree_limits"] == "polling" and accounting["cgroups"] is None
+    assert claims["process_tree_limits"]
+    _contained(runner, "fork_and_allocate", "fork_bomb")
+
+
+@needs_root
+def test_with_cgroups_the_kernel_counts_the_whole_tree(runner):
+    accounting = runner.sandbox.accounting()
+    assert accounting["cgroups"] == "v1" and accounting["tree_limits"] == "cgroup"
+    assert set(accounting["controllers"]) == {"memory", "pids", "cpu", "cpuacct"}
+    for directory in accounting["controllers"].values():
+        assert Path(directory).is_dir()

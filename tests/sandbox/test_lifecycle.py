@@ -56,11 +56,13 @@ def test_busy_at_once_when_workers_and_queue_are_full():
 def test_restarted_after_the_fork_server_is_killed():
     async def scenario(sandbox):
         first = (await sandbox.status())["server_pid"]
+        stale = list(sandbox.accounting()["controllers"].values())
         os.kill(first, signal.SIGKILL)
         await asyncio.sleep(0.1)
         assert (await sandbox.run(PASSING)).status == "passed"
         assert (await sandbox.status())["server_pid"] != first
         assert sandbox.protections()
+        assert [path for path in stale if os.path.exists(path)] == []  # the new server removed them
     _with_sandbox(scenario, workers=2)
 
 
@@ -94,13 +96,15 @@ def test_close_ends_the_server_and_every_job():
         await asyncio.sleep(0.2)
         tree = descendants([status["server_pid"]])
         assert len(tree) >= 4  # server, zygote, ready and running job processes
+        cgroups = list(sandbox.accounting()["controllers"].values())
         await sandbox.close()
         with pytest.raises((SandboxUnavailable, asyncio.CancelledError)):
             await asyncio.wait_for(running, 5)
-        return tree
-    tree = asyncio.run(scenario())
+        return tree, cgroups
+    tree, cgroups = asyncio.run(scenario())
     time.sleep(0.2)
     assert [pid for pid in tree if _alive(pid)] == []
+    assert [path for path in cgroups if os.path.exists(path)] == []  # the jobs' cgroups are removed too
 
 
 def test_a_cancelled_run_stops_its_job():

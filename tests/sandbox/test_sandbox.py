@@ -105,10 +105,11 @@ def test_claimed_protections_hold(runner, data_dir):
     probes = {
         "pid_namespace": "import os; assert os.getpid() == 1 and os.listdir('/proc').count('1') == 1",
         "net_namespace": "assert open('/proc/net/dev').read().count(':') == 1  # only lo",
-        "readonly_fs": "import os\ntry:\n    open('/var/tmp/ro-test', 'w')\nexcept OSError as e:\n"
+        "readonly_fs": "import os\ntry:\n    open('/ro-test', 'w')\nexcept OSError as e:\n"
                        "    assert e.errno == 30, e\nelse:\n    raise AssertionError('wrote')",
         "private_tmp": "import os; assert os.getcwd() == '/tmp' and os.listdir('/tmp') == []",
         "hidden_data_dirs": f"import os; assert not os.path.exists({str(data_dir / 'secret.txt')!r})",
+        "minimal_root": "import os; assert os.listdir('/etc') == ['ld.so.cache'] and not os.path.exists('/home')",
         "unprivileged_uid": "import os; assert os.getuid() >= 1000 and os.geteuid() >= 1000",
         "seccomp": "import socket\ntry:\n    socket.socket()\nexcept PermissionError:\n    pass\n"
                    "else:\n    raise AssertionError('socket')",
