@@ -1,12 +1,13 @@
 """Persistence: attempts and their per-blank results, through SQLAlchemy (SQLite by default)."""
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from sqlalchemy import (JSON, BigInteger, Boolean, Column, DateTime, Integer, MetaData, String, Table, Text,
+from sqlalchemy import (JSON, BigInteger, Boolean, Column, DateTime, Float, Integer, MetaData, String, Table, Text,
                         create_engine, delete, event, insert, select, update)
 
 from .writer import BatchWriter
+
 
 metadata = MetaData()
 
@@ -22,7 +23,13 @@ attempts = Table(
     Column("correct", Integer, nullable=False),
     Column("total", Integer, nullable=False),
     Column("outcome", String(16)),  # sandbox verdict status, or NULL when not run
-    Column("results", JSON, nullable=False),  # {blank key: matched}, for per-span statistics
+    Column("results", JSON, nullable=False),  # {blank key: recalled}, for per-span statistics
+    Column("unit", String(8), nullable=False, default="token"),
+    Column("kinds", String(64), nullable=False, default="default"),
+    Column("blanks", JSON),  # [{span: i | [first, last], key, expected, given, state}]
+    Column("hints", Integer, nullable=False, default=0),  # hint panels opened
+    Column("seconds", Float),  # time on task as the page measured it, when plausible
+    Column("practice", Boolean, nullable=False, default=False),  # made after "reveal all": no recall
     Column("created_at", DateTime(timezone=True), nullable=False),
 )
 
@@ -57,6 +64,13 @@ class AttemptRecord:
     results: dict[str, bool]
     outcome: str | None = None
     answers: dict[int, str] | None = None  # short-answer responses by question index
+    unit: str = "token"
+    kinds: str = "default"
+    blanks: tuple[dict, ...] = ()  # per blank: span (index or [first, last]), key, expected, given, state
+    hints: int = 0
+    seconds: float | None = None
+    practice: bool = False
+    code: str = field(default="", repr=False, compare=False)  # the version's code, for learner memory
 
 
 class Store:
@@ -76,12 +90,15 @@ class Store:
     def _write_attempts(self, batch: list) -> None:
         rows = [{"id": i, "learner": r.learner, "snippet_id": r.snippet_id, "version": r.version, "mode": r.mode,
                  "rate": r.rate, "seed": r.seed, "correct": sum(r.results.values()), "total": len(r.results),
-                 "outcome": r.outcome, "results": r.results, "created_at": at} for i, r, at in batch]
+                 "outcome": r.outcome, "results": r.results, "created_at": at, "unit": r.unit, "kinds": r.kinds,
+                 "blanks": list(r.blanks), "hints": r.hints, "seconds": r.seconds, "practice": r.practice}
+                for i, r, at in batch]
         answers = [{"attempt_id": i, "question": q, "text": t} for i, r, _ in batch for q, t in (r.answers or {}).items()]
         with self.engine.begin() as db:
             db.execute(insert(attempts), rows)
             if answers:
                 db.execute(insert(responses), answers)
+            apply_attempts(db, batch)  # learner memory, in the same transaction
 
     def close(self) -> None:
         self.writer.close()
@@ -106,20 +123,6 @@ class Store:
         with self.engine.connect() as db:
             rows = db.execute(query.order_by(attempts.c.id.desc()).limit(limit))
             return [dict(r._mapping) for r in rows]
-
-    def misses(self, learner: str, snippet_id: str, version: str, limit: int = 200) -> dict[str, int]:
-        """How often this learner got each blank key wrong in recent attempts on this version."""
-        self.writer.flush()
-        query = (select(attempts.c.results).where(attempts.c.learner == learner, attempts.c.snippet_id == snippet_id,
-                                                  attempts.c.version == version)
-                 .order_by(attempts.c.created_at.desc()).limit(limit))
-        counts: dict[str, int] = {}
-        with self.engine.connect() as db:
-            for (results,) in db.execute(query):
-                for key, right in results.items():
-                    if not right:
-                        counts[key] = counts.get(key, 0) + 1
-        return counts
 
     def responses_of(self, attempt_id: int) -> list[dict]:
         self.writer.flush()
@@ -152,6 +155,9 @@ class SnippetIndex:
     def remove(self, snippet_id: str) -> None:
         with self.engine.begin() as db:
             db.execute(delete(snippets).where(snippets.c.id == snippet_id))
+
+
+from .memory.update import apply_attempts  # noqa: E402  (its tables live on `metadata` above)
 
 
 def _sqlite_pragmas(conn, _record) -> None:

@@ -20,11 +20,20 @@ class Drill:
     eligible: int
     rate: int | None = None
     seed: int | None = None
+    review: object | None = None  # memory.review.Review: why a review mask hides these spans
 
 
 def random_drill(snippet: Snippet, rate: int, seed: int) -> Drill:
     holes = _mask_holes(snippet.code, snippet.version, rate, seed, _("空 %(n)s"))
     return Drill(snippet, "random", holes, len(_span_holes(snippet.code)), rate, seed)
+
+
+def chosen_drill(snippet: Snippet, rate: int, seed: int, review) -> Drill:
+    """A random-mode drill hiding the spans a review chose (`review.chosen`)."""
+    spans = _span_holes(snippet.code)
+    labels = _labels(_("空 %(n)s"), len(review.chosen))
+    holes = tuple(Hole(*spans[i], labels[n]) for n, i in enumerate(review.chosen, start=1))
+    return Drill(snippet, "random", holes, len(spans), rate, seed, review)
 
 
 @lru_cache(maxsize=1024)

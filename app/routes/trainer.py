@@ -3,14 +3,13 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
 from .. import deps
-from ..engine.mask import new_seed, weakest_seed
+from ..engine.mask import new_seed
 from ..engine.score import score, splice
-from ..engine.tokens import eligible_spans
 from ..errors import UserError
 from ..execution import execute
 from ..feedback import Result, revealed_states
 from ..i18n import _
-from ..store import AttemptRecord
+from ..memory.record import attempt_record
 from ..submission import answers_for, read_fields
 from ..templating import Frame, render
 from ..trainer import Drill, fixed_drill, parse_rate, parse_seed, random_drill
@@ -60,15 +59,9 @@ async def drill_page(request: Request) -> Response:
 
 
 @router.get("/s/{snippet_id}/drill/weak")
-async def weak_spots(request: Request, snippet_id: str, rate: str | None = None) -> Response:
-    """A mask aimed at the blanks this learner keeps getting wrong (a fresh one without history)."""
-    snippet = deps.snippet_or_404(request, snippet_id)
-    rate_value = parse_rate(rate)
-    misses = deps.store(request).misses(deps.learner_id(request), snippet_id, snippet.version)
-    weights = {int(k[1:]): n for k, n in misses.items() if k[0] == "s" and k[1:].isdigit()}
-    n = len(eligible_spans(snippet.code))
-    seed = weakest_seed(snippet.version, n, rate_value, weights) if weights else new_seed()
-    return RedirectResponse(drill_url(snippet_id, rate_value, seed, snippet.version), status_code=303)
+async def weak_spots(snippet_id: str, rate: str | None = None) -> Response:
+    """The old 练薄弱处 address: the review mask replaced it."""
+    return RedirectResponse(f"/s/{snippet_id}/review?rate={parse_rate(rate)}", status_code=303)
 
 
 @router.post("/s/{snippet_id}/drill")
@@ -106,9 +99,8 @@ async def _grade(request: Request, drill: Drill, fields: dict[str, str]) -> Resp
     code = splice(drill.snippet.code, list(drill.holes), answers) if sandbox else ""  # only run code is needed
     run = await execute(sandbox, drill.snippet, code)
     learner = deps.learner_id(request)
-    attempt_id = deps.store(request).record_attempt(AttemptRecord(
-        learner, drill.snippet.id, drill.snippet.version, drill.mode, drill.rate, drill.seed,
-        {v.key: v.correct for v in verdicts}, getattr(run, "status", None), responses))
+    attempt_id = deps.store(request).record_attempt(
+        attempt_record(learner, drill, verdicts, getattr(run, "status", None), responses, fields))
     result = Result(tuple(verdicts), run, attempt_id, responses)
     # htmx swaps in the outcome only: the inputs on the page already hold these answers
     response = _show(request, drill, result=result, block="outcome")
@@ -144,7 +136,8 @@ def snippet_page(request: Request, drill: Drill, *, shown=None, result: Result |
     context["draft"] = draft = not library.is_visible(snippet.id)
     context["latest"] = latest
     # Per-learner text outside the slots (an exercise's written answers) rules out a cached frame.
-    if result is not None and drill.mode != "random":
+    # So do a review's chosen spans (they are not a function of the frame key and the seed).
+    if result is not None and drill.mode != "random" or drill.review is not None:
         return context, None
     return context, Frame((snippet.id, snippet.version, drill.mode, drill.rate, draft,
                            latest and latest.version, result_shape(result), revealed), PAGE_SLOTS)
