@@ -1,10 +1,11 @@
 """Keeping learner memory up to date, inside the transaction that writes each batch of attempts."""
 import math
-from datetime import datetime
+from datetime import datetime, timezone
 
 from sqlalchemy import and_, delete, insert, select, update
 
 from ..engine.tokens import eligible_spans
+from ..store import attempts
 from .record import RECALLED
 from .schedule import SELF_RATING, TOKEN_RATING, aware, new_card, reviewed, snippet_rating, token_card
 from .tables import cards, tokens, versions
@@ -28,9 +29,16 @@ def apply_attempts(db, batch: list) -> None:
         _save_card(db, card, record, at)
 
 
-def apply_self_rating(db, learner: str, snippet_id: str, version: str, question: int, rating: str,
-                      at: datetime) -> None:
-    """A short answer's own rating reviews that question's card."""
+def rate_question(db, attempt_id: int, learner: str, question: int, rating: str) -> None:
+    """A short answer's own rating reviews that question's card (its attempt is the learner's)."""
+    found = db.execute(select(attempts.c.snippet_id, attempts.c.version).where(
+        attempts.c.id == attempt_id, attempts.c.learner == learner)).first()
+    if found is not None:
+        _self_rating(db, learner, found.snippet_id, found.version, question, rating, datetime.now(timezone.utc))
+
+
+def _self_rating(db, learner: str, snippet_id: str, version: str, question: int, rating: str,
+                 at: datetime) -> None:
     item = f"q{question}"
     card = _card(db, learner, snippet_id, item)
     fsrs_card = reviewed(card.fsrs if card else None, SELF_RATING[rating], at)
