@@ -11,7 +11,8 @@ from functools import lru_cache
 
 from ..engine.tokens import eligible_spans
 
-_LAYOUT = {tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
+# Comments and blank lines are not neighbours; line ends and indentation are.
+_SKIPPED = {tokenize.NL, tokenize.COMMENT, tokenize.ENDMARKER}
 
 
 @lru_cache(maxsize=256)
@@ -24,9 +25,9 @@ def token_texts(code: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
     texts, index = [], []
     try:
         for tok in tokenize.generate_tokens(io.StringIO(code).readline):
-            if tok.type in _LAYOUT:
+            if tok.type in _SKIPPED:
                 continue
-            texts.append(tok.string)
+            texts.append(tok.string if tok.type != tokenize.DEDENT else "<dedent>")
             index.append(spans.get(lines[tok.start[0] - 1] + tok.start[1], -1))
     except (tokenize.TokenError, SyntaxError):
         pass
