@@ -8,7 +8,7 @@ from ..engine.tokens import eligible_spans
 from ..i18n import _
 from .update import decayed
 
-CHART_W, CHART_H = 240, 64
+CHART_W, CHART_H, LABEL_W = 240, 40, 44
 
 
 def streak(days: list[str], today: date) -> int:
@@ -32,7 +32,8 @@ def chart_svg(history: list[list[float]]) -> Markup:
     dots = "".join(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2.5"><title>{_when(t)} · {acc:.0%}</title></circle>'
                    for x, y, t, acc in points)
     label = html.escape(_("正确率变化：%(n)s 次，最近 %(last)s", n=n, last=f"{history[-1][1]:.0%}"))
-    return Markup(f'<svg class="chart" viewBox="-4 -4 {CHART_W + 8} {CHART_H + 8}" role="img" aria-label="{label}">'
+    return Markup(f'<svg class="chart" viewBox="{-LABEL_W} -6 {CHART_W + LABEL_W + 6} {CHART_H + 12}" role="img"'
+                  f' aria-label="{label}"><text x="-6" y="4">100%</text><text x="-6" y="{CHART_H + 4}">0%</text>'
                   f'<line class="axis" x1="0" y1="{CHART_H}" x2="{CHART_W}" y2="{CHART_H}"/>'
                   f'<line class="axis" x1="0" y1="0" x2="{CHART_W}" y2="0"/>'
                   f'<polyline points="{line}"/>{dots}</svg>')

@@ -1,5 +1,5 @@
 """A learner's standing, read from their cards and token memory: what `/me` and `/` show."""
-from datetime import datetime, timezone
+from datetime import datetime, time, timedelta, timezone
 
 from sqlalchemy import select
 
@@ -52,7 +52,12 @@ def _stored_code(db, snippet_id: str, version: str) -> str | None:
                                                     versions.c.version == version)).scalar()
 
 
-def due_now(store, learner: str, library) -> list[dict]:
+def end_of_today(now: datetime) -> datetime:
+    """What is due "today": by the end of the current UTC day (the learner's time zone is not known)."""
+    return datetime.combine(now.date() + timedelta(days=1), time.min, timezone.utc)
+
+
+def due_today(store, learner: str, library) -> list[dict]:
     store.writer.flush()
     with store.engine.connect() as db:
-        return due_list(db, learner, library, datetime.now(timezone.utc))
+        return due_list(db, learner, library, end_of_today(datetime.now(timezone.utc)))

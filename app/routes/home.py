@@ -3,7 +3,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from .. import deps
-from ..memory.summary import due_now
+from ..memory.summary import due_today
 from ..templating import render
 from .views import markdown_html
 
@@ -16,7 +16,7 @@ async def home(request: Request) -> Response:
     snippets = library.all()
     data = [{"id": s.id, "title": s.title, "summary": s.summary, "level": s.level, "tags": list(s.tags),
              "group": s.group, "exercise": s.is_exercise, "version": s.version} for s in snippets]
-    due = due_now(deps.store(request), deps.learner_id(request), library)
+    due = due_today(deps.store(request), deps.learner_id(request), library)
     context = {"snippets": snippets, "intro": markdown_html(library.home_text),
                "course_title": library.home_title, "due": due}
     return render(request, "home.html", context, data=data)  # JSON: the list, as before (`/me` has the due list)

@@ -10,7 +10,7 @@ from ..errors import UserError
 from ..i18n import _
 from ..memory import forget, identity
 from ..memory.export import attempts_csv
-from ..memory.summary import due_list, snippet_progress
+from ..memory.summary import due_list, end_of_today, snippet_progress
 from ..submission import read_fields
 from ..templating import render
 
@@ -25,7 +25,7 @@ async def me(request: Request) -> Response:
     store.writer.flush()
     with store.engine.connect() as db:
         who = identity.profile(db, learner)
-        due = due_list(db, learner, deps.library(request), now)
+        due = due_list(db, learner, deps.library(request), end_of_today(now))
         snippets = snippet_progress(db, learner, deps.library(request), now)
     link = str(request.base_url).rstrip("/") + "/me/continue/" + \
         request.app.state.identity.link_token(learner, who["link_gen"])
