@@ -67,7 +67,19 @@ def _flatten_json(data) -> dict[str, str]:
         out.update(value)
     if not all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in out.values()):
         raise ValueError("every value must be a string or an integer")
-    return {str(k): str(v) for k, v in out.items()}
+    fields = {str(k): str(v) for k, v in out.items()}
+    # JSON can spell a lone surrogate ("\ud800"): no page, database or sandbox can encode it.
+    if not _encodable("".join(fields) + "".join(fields.values())):
+        raise ValueError("a lone surrogate (\\ud800–\\udfff) is not text")
+    return fields
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def answers_for(holes: tuple[Hole, ...], fields: dict[str, str], max_chars: int) -> dict[str, str]:

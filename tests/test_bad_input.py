@@ -82,7 +82,8 @@ def test_non_utf8_body(client):
     assert_readable(response, 400, "不是 UTF-8")
 
 
-@pytest.mark.parametrize("body", [b"[1, 2]", b"{not json", b'{"answers": [1]}', b'{"version": {"a": 1}}'])
+@pytest.mark.parametrize("body", [b"[1, 2]", b"{not json", b'{"answers": [1]}', b'{"version": {"a": 1}}',
+                                  b'{"answers": {"s1": "\\ud800"}}', b'{"\\udfff": "x"}'])
 def test_malformed_json(client, body):
     response = client.post(URL, content=body, headers={"content-type": "application/json", **JSON})
     assert response.status_code == 400 and "无法读取提交的内容" in response.json()["error"]
