@@ -80,3 +80,12 @@ def test_time_on_task_and_revealed_blanks_are_sent_with_the_submission(page: Pag
     assert 0.4 * len(answers) <= float(first_try.split(",")[14]) < 600
     second_try = next(r for r in rows if r is not first_try)
     assert '""state"": ""revealed""' in second_try and second_try.split(",")[12] == "False"
+
+
+def test_opened_hints_are_counted_with_the_submission(page: Page, live_server, app):
+    page.goto(f"{live_server}/s/ex1-attention-memory")
+    page.click("details.hints > summary")
+    page.locator("input.blank").last.press("Enter")
+    expect(page.locator(".score")).to_be_visible()
+    rows = page.request.get(live_server + "/me/attempts.csv").text().splitlines()[1:]
+    assert len(rows) == 1 and rows[0].split(",")[13] == "1" and rows[0].split(",")[4] == "fixed"

@@ -58,7 +58,9 @@ def test_the_device_link_restores_the_id_and_rotating_it_voids_the_old_one(clien
     link = client.get("/me", headers={"accept": "application/json"}).json()["link"]
     path = link.split("testserver", 1)[1]
     phone = TestClient(client.app)
-    response = phone.get(path, follow_redirects=False)
+    asked = phone.get(path)
+    assert asked.status_code == 200 and f'action="{path}"' in asked.text and learner_of(phone) is None
+    response = phone.post(path, follow_redirects=False)
     assert response.status_code == 303 and response.headers["location"] == "/me"
     assert learner_of(phone) == learner
     assert "在线 Softmax" in phone.get("/me").text
@@ -66,11 +68,19 @@ def test_the_device_link_restores_the_id_and_rotating_it_voids_the_old_one(clien
     new_link = client.get("/me", headers={"accept": "application/json"}).json()["link"]
     assert new_link != link
     stranger = TestClient(client.app)
-    assert stranger.get(path, follow_redirects=False).status_code == 404
+    assert stranger.get(path).status_code == 404 and stranger.post(path).status_code == 404
     assert learner_of(stranger) is None
-    assert stranger.get(new_link.split("testserver", 1)[1], follow_redirects=False).status_code == 303
+    assert stranger.post(new_link.split("testserver", 1)[1], follow_redirects=False).status_code == 303
     assert learner_of(stranger) == learner
     assert TestClient(client.app).get("/me/continue/not-a-token").status_code == 404
+
+
+def test_another_site_cannot_switch_a_browser_to_its_learner(client):
+    practise(client, seed=1)
+    path = client.get("/me", headers={"accept": "application/json"}).json()["link"].split("testserver", 1)[1]
+    victim = TestClient(client.app)
+    response = victim.post(path, headers={"origin": "https://evil.example"}, follow_redirects=False)
+    assert response.status_code == 403 and learner_of(victim) is None
 
 
 def test_without_a_configured_key_learners_survive_a_restart(tmp_path):

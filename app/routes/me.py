@@ -82,14 +82,30 @@ async def rotate_link(request: Request) -> Response:
 
 
 @router.get("/me/continue/{token}")
+async def continue_page(request: Request, token: str) -> Response:
+    """Asks before switching: a link alone must not swap a browser's learner (an attacker's link
+    would collect the victim's practice into a history the attacker reads)."""
+    _link_owner(request, token)
+    return render(request, "continue.html", {"token": token}, data={"valid": True})
+
+
+@router.post("/me/continue/{token}")
 async def continue_here(request: Request, token: str) -> Response:
+    origin = request.headers.get("origin")
+    if origin is not None and origin != str(request.base_url).rstrip("/"):
+        raise UserError(403, _("只能在本站页面上确认继续学习。"))
+    learner = _link_owner(request, token)
     ident = request.app.state.identity
-    with deps.store(request).engine.connect() as db:
-        learner = ident.link_owner(token, db)
-    if learner is None:
-        raise UserError(404, _("这个继续学习的链接无效，或已被更换。"))
     response = RedirectResponse("/me", status_code=303)
     return deps.remember_learner(response, identity.Learner(learner, ident.set_cookie_header(learner)))
+
+
+def _link_owner(request: Request, token: str) -> str:
+    with deps.store(request).engine.connect() as db:
+        learner = request.app.state.identity.link_owner(token, db)
+    if learner is None:
+        raise UserError(404, _("这个继续学习的链接无效，或已被更换。"))
+    return learner
 
 
 def _back(request: Request) -> Response:
