@@ -45,7 +45,7 @@ def test_the_heatmap_cools_as_misses_age(client):
     now = datetime.now(timezone.utc)
     row = row._mapping
     from app.memory.state import TokenMemory
-    memory = TokenMemory(0, row["stability"], None, row["heat"], now, 1, 1, ["nope"])
+    memory = TokenMemory(0, row["stability"], None, row["heat"], row["heat_at"], 1, 1, ["nope"])
     assert heat_level(memory, now) > heat_level(memory, now + timedelta(days=30)) >= 1
 
 

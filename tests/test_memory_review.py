@@ -16,16 +16,18 @@ NOW = datetime(2026, 12, 1, 12, tzinfo=timezone.utc)
 
 
 def memory_of(stabilities: dict[int, float], days_ago: float = 3.0) -> dict:
-    at = NOW - timedelta(days=days_ago)
+    at = (NOW - timedelta(days=days_ago)).timestamp()
     return {i: TokenMemory(i, s, at, 0.0, None, 1, 0, []) for i, s in stabilities.items()}
 
 
 def test_retrievability_is_fsrs_forgetting_curve():
     card = new_card(NOW - timedelta(days=5))
     card, _ = SCHEDULER.review_card(card, 3, NOW - timedelta(days=5))
-    assert abs(retrievability(card.stability, card.last_review, NOW) - SCHEDULER.get_card_retrievability(card, NOW)) < 1e-9
+    last = card.last_review.timestamp()
+    assert abs(retrievability(card.stability, last, NOW) - SCHEDULER.get_card_retrievability(card, NOW)) < 1e-9
     assert retrievability(None, None, NOW) is None
-    assert retrievability(2.0, NOW - timedelta(hours=1), NOW) > retrievability(2.0, NOW - timedelta(hours=9), NOW)
+    hour = 3600
+    assert retrievability(2.0, NOW.timestamp() - hour, NOW) > retrievability(2.0, NOW.timestamp() - 9 * hour, NOW)
 
 
 def test_the_weakest_tokens_are_hidden_far_more_often_than_chance():

@@ -51,7 +51,7 @@ def heat_level(row, at: datetime) -> int:
     """0 never tested, 1 tested and not missed lately, 2–5 missed more often or more recently."""
     if row is None:
         return 0
-    heat = decayed(row.heat, row.heat_at, at) if row.heat_at else 0.0
+    heat = decayed(row.heat, row.heat_at, at.timestamp()) if row.heat_at else 0.0
     return 1 + sum(heat >= edge for edge in (0.35, 1.0, 2.0, 4.0))
 
 

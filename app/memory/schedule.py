@@ -41,18 +41,26 @@ def new_card(at: datetime) -> Card:
 
 def token_card(row) -> Card:
     return Card(card_id=1, state=State(row.state), step=row.step, stability=row.stability,
-                difficulty=row.difficulty, due=aware(row.due), last_review=aware(row.last_review))
+                difficulty=row.difficulty, due=from_unix(row.due), last_review=from_unix(row.last_review))
 
 
-def retrievability(stability: float | None, last_review: datetime | None, at: datetime) -> float | None:
+def retrievability(stability: float | None, last_review: float | None, at: datetime) -> float | None:
     """Recall probability now (FSRS's forgetting curve, over fractional days so that tokens
     practised the same day still differ); None for a token never tested."""
     if stability is None or last_review is None:
         return None
-    days = max(0.0, (at - last_review).total_seconds() / 86400)
+    days = max(0.0, (at.timestamp() - last_review) / 86400)
     return (1 + SCHEDULER._FACTOR * days / stability) ** SCHEDULER._DECAY
 
 
 def aware(moment: datetime | None) -> datetime | None:
     """SQLite hands back naive datetimes; every time stored here is UTC."""
     return moment.replace(tzinfo=timezone.utc) if moment is not None and moment.tzinfo is None else moment
+
+
+def from_unix(seconds: float | None) -> datetime | None:
+    return None if seconds is None else datetime.fromtimestamp(seconds, timezone.utc)
+
+
+def to_unix(moment: datetime | None) -> float | None:
+    return None if moment is None else moment.timestamp()

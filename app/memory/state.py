@@ -4,7 +4,6 @@ from typing import NamedTuple
 
 from sqlalchemy import select
 
-from .schedule import aware
 from .tables import cards, tokens, versions
 from .versions import version_map
 
@@ -36,20 +35,19 @@ def token_memory(db, learner: str, snippet_id: str, version: str, code: str, car
 class TokenMemory(NamedTuple):
     span: int
     stability: float | None
-    last_review: datetime | None
+    last_review: float | None  # unix seconds
     heat: float
-    heat_at: datetime | None
+    heat_at: float | None
     seen: int
     misses: int
-    wrong: list
+    wrong: list | None
 
 
 def _rows(db, learner: str, snippet_id: str, version: str) -> dict[int, TokenMemory]:
     query = select(tokens.c.span, tokens.c.stability, tokens.c.last_review, tokens.c.heat, tokens.c.heat_at,
                    tokens.c.seen, tokens.c.misses, tokens.c.wrong).where(
         tokens.c.learner == learner, tokens.c.snippet_id == snippet_id, tokens.c.version == version)
-    return {r.span: TokenMemory(r.span, r.stability, aware(r.last_review), r.heat, aware(r.heat_at), r.seen, r.misses,
-                                r.wrong) for r in db.execute(query)}
+    return {r.span: TokenMemory(*r) for r in db.execute(query)}
 
 
 def card_version(db, learner: str, snippet_id: str) -> str | None:

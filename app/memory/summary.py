@@ -41,7 +41,7 @@ def snippet_progress(db, learner: str, library, at: datetime) -> list[dict]:
             "seconds": round(card.seconds, 1), "time": duration(card.seconds), "streak": streak(card.days, at.date()),
             "due": aware(card.due).isoformat(), "is_due": aware(card.due) <= at, "history": card.history,
             "chart": chart_svg(card.history), "heatmap": heatmap_html(code or "", memory, at),
-            "tokens": {str(i): {"seen": r.seen, "misses": r.misses, "wrong": r.wrong} for i, r in sorted(memory.items())},
+            "tokens": {str(i): {"seen": r.seen, "misses": r.misses, "wrong": r.wrong or []} for i, r in sorted(memory.items())},
         })
     out.sort(key=lambda s: s["title"])
     return out

@@ -36,7 +36,9 @@ cards = Table(
     Index("ix_memory_cards_due", "learner", "due"),
 )
 
-# Memory of every eligible token a learner was tested on, per snippet version.
+# Memory of every eligible token a learner was tested on, per snippet version. Its times are unix
+# seconds (UTC): pages read them for every token, and parsing SQLite's datetime text cost more
+# than everything else `/me` does (bench/RESULTS.md).
 tokens = Table(
     "memory_tokens", metadata,
     Column("learner", String(64), primary_key=True),
@@ -48,13 +50,13 @@ tokens = Table(
     Column("step", Integer),
     Column("stability", Float),
     Column("difficulty", Float),
-    Column("due", DateTime(timezone=True)),
-    Column("last_review", DateTime(timezone=True)),
+    Column("due", Float),
+    Column("last_review", Float),
     Column("seen", Integer, nullable=False, default=0),
     Column("misses", Integer, nullable=False, default=0),
     Column("heat", Float, nullable=False, default=0.0),  # misses, decayed with HEAT_HALF_LIFE
-    Column("heat_at", DateTime(timezone=True)),
-    Column("wrong", JSON, nullable=False),  # the last few wrong answers given here
+    Column("heat_at", Float),
+    Column("wrong", JSON(none_as_null=True)),  # the last few wrong answers given here; NULL: none (no decoding)
 )
 
 # The code of every version attempts were made on: version mapping needs the old tokens.

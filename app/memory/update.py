@@ -7,7 +7,7 @@ from sqlalchemy import and_, delete, insert, select, update
 from ..engine.tokens import eligible_spans
 from ..store import attempts
 from .record import RECALLED
-from .schedule import SELF_RATING, TOKEN_RATING, aware, new_card, reviewed, snippet_rating, token_card
+from .schedule import SELF_RATING, TOKEN_RATING, new_card, reviewed, snippet_rating, to_unix, token_card
 from .tables import cards, tokens, versions
 from .versions import version_map
 
@@ -20,8 +20,9 @@ HISTORY_KEPT = 60
 def apply_attempts(db, batch: list) -> None:
     """`batch`: (attempt id, AttemptRecord, time) as the store writes them."""
     for _attempt_id, record, at in batch:
-        _remember_version(db, record.snippet_id, record.version, record.code)
         card = _card(db, record.learner, record.snippet_id, "")
+        if card is None or card.version != record.version:  # the version's code is stored by then
+            _remember_version(db, record.snippet_id, record.version, record.code)
         if card is not None and card.version != record.version:
             _carry_over(db, record, card.version)
         if not record.practice:
@@ -109,22 +110,24 @@ def _token_row(record, span: int, entry: dict, row, texts: list[str], at: dateti
     state = entry["state"]
     card = reviewed(None if row is None else token_card(row), TOKEN_RATING[state], at)
     missed = state not in RECALLED
-    heat = decayed(row.heat, aware(row.heat_at), at) if row is not None and row.heat_at else 0.0
-    wrong = list(row.wrong) if row is not None else []
+    now = at.timestamp()
+    heat = decayed(row.heat, row.heat_at, now) if row is not None and row.heat_at else 0.0
+    wrong = list(row.wrong or ()) if row is not None else []
     given = entry.get("given", "").strip()
     if state in ("wrong", "accepted") and given:
         wrong = ([given] + [w for w in wrong if w != given])[:WRONG_KEPT]
     return {"learner": record.learner, "snippet_id": record.snippet_id, "version": record.version, "span": span,
             "text": (texts[span] if span < len(texts) else entry.get("expected", ""))[:200],
             "state": card.state.value, "step": card.step, "stability": card.stability,
-            "difficulty": card.difficulty, "due": card.due, "last_review": card.last_review,
+            "difficulty": card.difficulty, "due": to_unix(card.due), "last_review": to_unix(card.last_review),
             "seen": (row.seen if row is not None else 0) + 1,
             "misses": (row.misses if row is not None else 0) + missed,
-            "heat": heat + missed, "heat_at": at, "wrong": wrong}
+            "heat": heat + missed, "heat_at": now, "wrong": wrong or None}
 
 
-def decayed(heat: float, since: datetime, at: datetime) -> float:
-    return heat * math.exp2(-max(0.0, (at - since).total_seconds()) / 86400 / HEAT_HALF_LIFE_DAYS)
+def decayed(heat: float, since: float, at: float) -> float:
+    """`heat` set at unix time `since`, as it stands at `at`."""
+    return heat * math.exp2(-max(0.0, at - since) / 86400 / HEAT_HALF_LIFE_DAYS)
 
 
 def _save_card(db, card, record, at: datetime) -> None:

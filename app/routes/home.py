@@ -16,7 +16,9 @@ async def home(request: Request) -> Response:
     snippets = library.all()
     data = [{"id": s.id, "title": s.title, "summary": s.summary, "level": s.level, "tags": list(s.tags),
              "group": s.group, "exercise": s.is_exercise, "version": s.version} for s in snippets]
-    due = due_today(deps.store(request), deps.learner_id(request), library)
+    learner = deps.learner_id(request)
+    # a visitor without a (valid) learner cookie has nothing due: no query
+    due = [] if getattr(request.state, "new_learner", None) else due_today(deps.store(request), learner, library)
     context = {"snippets": snippets, "intro": markdown_html(library.home_text),
                "course_title": library.home_title, "due": due}
     return render(request, "home.html", context, data=data)  # JSON: the list, as before (`/me` has the due list)
