@@ -6,6 +6,7 @@ keeps it), spread over 60 days; then pages are timed in-process (no network, no 
     python bench/memory_bench.py [--attempts 10000] [--requests 300]
 """
 import argparse
+import os
 import random
 import statistics
 import sys
@@ -93,6 +94,7 @@ def main() -> None:
             rows.append(("review mask (read memory + choose), 139 tokens", timed(mask, args.requests)))
             rows.append(("GET /s/…/review (choose, redirect)", timed(
                 lambda: client.get(f"/s/{snippet.id}/review?rate=20", follow_redirects=False), args.requests)))
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"{args.attempts} attempts over 8 snippets written in {write_s:.1f} s "
           f"({write_s / args.attempts * 1000:.2f} ms of memory + attempt writing per attempt, batches of 50)")
     print("| measurement | p50 ms | p99 ms |\n|---|---|---|")
