@@ -57,6 +57,7 @@ def test_three_practices_change_the_heatmap_and_the_due_list(page: Page, live_se
     page.screenshot(path=artifacts / "me-390.png", full_page=True)
     assert page.evaluate("document.documentElement.scrollWidth") <= 390  # no sideways scrolling on a phone
     assert due_count(page, live_server) == 1
+    page.screenshot(path=artifacts / "home-due-390.png")
     page.click("a.start-review")
     expect(page).to_have_url(re.compile(rf"/s/{SNIPPET}/review\?rate=15&seed=\d+&v=\w+&at=\d+&low=[\d.]+&new="))
     expect(page.locator(".review-note")).to_contain_text("回忆概率最低")

@@ -113,3 +113,31 @@ def test_self_rating_of_a_question_reviews_its_own_card(client):
     soon = datetime.now(timezone.utc) + timedelta(minutes=2)
     assert card.due.replace(tzinfo=timezone.utc) < soon
     assert all(d["kind"] in ("code", "question") for d in due)
+
+
+def test_incremental_memory_equals_a_replay_of_the_stored_history(client):
+    """Memory is kept incrementally; replaying the attempt rows from scratch gives the same state."""
+    from app.memory.schedule import TOKEN_RATING, reviewed
+    for seed, wrong in ((1, 3), (2, 0), (1, 5), (3, 1), (1, 0)):
+        practise(client, rate=50, seed=seed, wrong=wrong)
+    store = client.app.state.store
+    store.writer.flush()
+    with store.engine.connect() as db:
+        history = db.execute(select(attempts).where(attempts.c.learner == learner_of(client))
+                             .order_by(attempts.c.created_at)).all()
+    replayed: dict[int, tuple] = {}
+    for row in history:
+        for blank in row.blanks:
+            card, seen, misses = replayed.get(blank["span"], (None, 0, 0))
+            card = reviewed(card, TOKEN_RATING[blank["state"]], row.created_at.replace(tzinfo=timezone.utc))
+            replayed[blank["span"]] = (card, seen + 1, misses + (blank["state"] != "right"))
+    memory = token_rows(client)
+    assert set(memory) == set(replayed)
+    for span, (card, seen, misses) in replayed.items():
+        kept = memory[span]
+        assert (kept.seen, kept.misses, kept.state) == (seen, misses, card.state.value)
+        assert abs(kept.stability - card.stability) < 1e-9 and abs(kept.difficulty - card.difficulty) < 1e-9
+    snippet_card = card_row(client)
+    accuracies = [r.correct / r.total for r in history]
+    assert snippet_card.attempts == len(history) and snippet_card.best == max(accuracies)
+    assert snippet_card.latest == accuracies[-1] and [h[1] for h in snippet_card.history] == [round(a, 4) for a in accuracies]
