@@ -73,8 +73,9 @@ def test_time_on_task_and_revealed_blanks_are_sent_with_the_submission(page: Pag
     page.locator("input.blank").last.press("Enter")
     expect(page.locator(f'input[name="{first}"].wrong')).to_have_count(1)
     page.click("button.reveal-all")  # then submit the same mask again with the answer shown
+    expect(page.locator(f'input[name="{first}"].revealed')).to_have_count(1)
     page.locator("input.blank").last.press("Enter")
-    expect(page.locator(f'input[name="{first}"].wrong')).to_have_count(0)
+    expect(page.locator(f'input[name="{first}"].right')).to_have_count(1)  # the second outcome is in
     rows = page.request.get(live_server + "/me/attempts.csv").text().splitlines()[1:]
     assert len(rows) == 2
     first_try = next(r for r in rows if '""given"": ""nope""' in r)
