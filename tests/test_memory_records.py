@@ -8,7 +8,7 @@ from sqlalchemy import select
 from app.memory.schedule import snippet_rating
 from app.store import attempts
 from tests.helpers import right_answers
-from tests.memory_helpers import SNIPPET, card_row, is_blank, learner_of, practise, token_rows
+from tests.memory_helpers import card_row, learner_of, practise, token_rows
 
 
 def last_attempt(client):
