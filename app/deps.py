@@ -1,6 +1,5 @@
 """Shared request dependencies: the app's singletons and the learner's anonymous id."""
 import hmac
-import secrets
 
 from fastapi import Request, Response
 
@@ -8,14 +7,13 @@ from .auth import TeacherAuth
 from .catalog import Catalog
 from .errors import UserError
 from .i18n import _
+from .memory.identity import LEARNER_COOKIE, Learner
 from .settings import Settings
 from .snippets.library import SnippetLibrary
 from .snippets.model import Snippet
 from .store import Store
 from .submission import read_fields
 
-LEARNER_COOKIE = "cc_learner"
-LEARNER_DAYS = 365  # renewed by every submission
 
 
 def settings(request: Request) -> Settings:
@@ -87,13 +85,17 @@ def api_teacher(request: Request) -> None:
         raise UserError(401, _("需要教师令牌：Authorization: Bearer <token>。"))
 
 
-def learner_id(request: Request) -> str:
-    cookie = request.cookies.get(LEARNER_COOKIE, "")
-    return cookie if cookie.isalnum() and 16 <= len(cookie) <= 64 else secrets.token_hex(16)
+def learner_id(request: Request) -> Learner:
+    """The learner's id from their signed cookie; a new one (the same for this request) otherwise."""
+    identity = request.app.state.identity
+    learner = identity.learner_from(request.cookies.get(LEARNER_COOKIE))
+    if learner is None:
+        learner = getattr(request.state, "new_learner", None) or identity.new_id()
+        request.state.new_learner = learner
+    return Learner(learner, identity.set_cookie_header(learner))
 
 
-def remember_learner(response: Response, learner: str) -> Response:
-    # What `set_cookie` writes, without building a SimpleCookie per submission; ids are [0-9a-zA-Z].
-    response.raw_headers.append((b"set-cookie", f"{LEARNER_COOKIE}={learner}; HttpOnly; Max-Age={LEARNER_DAYS * 86400};"
-                                                f" Path=/; SameSite=lax".encode()))
+def remember_learner(response: Response, learner: Learner) -> Response:
+    # What `set_cookie` writes, without building a SimpleCookie per submission.
+    response.raw_headers.append((b"set-cookie", learner.cookie))
     return response

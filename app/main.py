@@ -20,7 +20,9 @@ from .db.legacy_files import import_files
 from .db.snippet_rows import SnippetRows
 from .execution import status_label
 from .head_requests import HeadAsGet
-from .routes import api, attempts, errors, health, home, teach, trainer
+from .memory.identity import Identity, app_secret
+from .memory.progress import utc_time
+from .routes import api, attempts, errors, health, home, me, review, teach, trainer
 from .strength_jobs import StrengthJobs
 from .settings import PROJECT_DIR, Settings
 from .snippets.errors import SnippetInvalid
@@ -103,10 +105,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.catalog = Catalog(rows, library)
     app.state.catalog.load()
     app.state.auth = TeacherAuth(settings)
+    app.state.identity = Identity(app_secret(settings.secret_key, settings.data_dir))
     app.state.strength_jobs = StrengthJobs()
     app.state.sandbox = None
     app.state.templates = templates = make_templates()
     templates.env.globals["status_label"] = status_label
+    templates.env.filters["utc_time"] = utc_time
     templates.env.globals["head_tags"] = head_tags(settings.use_cdn, lambda p: f"/static/{p}")
 
     app.mount("/static", StaticFiles(directory=PROJECT_DIR / "static"), name="static")
@@ -116,7 +120,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_api_route("/highlight.css", lambda: Response(highlight_css, media_type="text/css",
                                                         headers={"Cache-Control": "public, max-age=86400"}),
                       include_in_schema=False)
-    for module in (home, trainer, attempts, teach, api, health):
+    for module in (home, trainer, review, me, attempts, teach, api, health):
         app.include_router(module.router)
     errors.install(app)
     app.add_middleware(HeadAsGet)

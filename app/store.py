@@ -4,7 +4,6 @@ A write that a response confirms is committed first: `record_attempt` returns on
 group commit that holds the attempt is done, and raises NotStored when it is not.
 """
 import secrets
-from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from sqlalchemy import Engine, create_engine, event, insert, select, update
@@ -12,28 +11,12 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 
 from .db import migrate
 from .db.commit import GroupCommit, NotStored
+from .db.records import AttemptRecord  # noqa: F401 (re-exported)
 from .db.tables import attempts, metadata, responses, snippet_versions, snippets  # noqa: F401 (re-exported)
+from .memory.update import apply_attempts
 
 RATINGS = ("again", "hard", "good", "easy")
 ID_MAX = 2**63 - 1  # ids are random positive BIGINTs
-
-
-@dataclass(frozen=True)
-class AttemptRecord:
-    learner: str
-    snippet_id: str
-    version: str
-    mode: str
-    rate: int | None
-    seed: int | None
-    results: dict[str, bool]
-    outcome: str | None = None
-    answers: dict[int, str] | None = None  # short-answer responses by question index
-    # The drill's side of an attempt (not written by `_write_attempts` yet: the schema decides):
-    unit: str | None = None  # token | span | line, for random masks
-    kinds: tuple[str, ...] | None = None  # the token kinds the mask drew from
-    states: dict[str, str] | None = None  # blank key -> right | accepted | wrong | revealed | empty
-    ranges: dict[str, tuple[int, int]] | None = None  # blank key -> first and last span index inside
 
 
 class Store:
@@ -66,12 +49,15 @@ class Store:
     def _write_attempts(self, batch: list) -> None:
         rows = [{"id": i, "learner": r.learner, "snippet_id": r.snippet_id, "version": r.version, "mode": r.mode,
                  "rate": r.rate, "seed": r.seed, "correct": sum(r.results.values()), "total": len(r.results),
-                 "outcome": r.outcome, "results": r.results, "created_at": at} for i, r, at in batch]
+                 "outcome": r.outcome, "results": r.results, "created_at": at, "unit": r.unit, "kinds": r.kinds,
+                 "blanks": list(r.blanks), "hints": r.hints, "seconds": r.seconds, "practice": r.practice}
+                for i, r, at in batch]
         answers = [{"attempt_id": i, "question": q, "text": t} for i, r, _ in batch for q, t in (r.answers or {}).items()]
         with self.engine.begin() as db:
             db.execute(insert(attempts), rows)
             if answers:
                 db.execute(insert(responses), answers)
+            apply_attempts(db, batch)  # learner memory, in the same transaction
 
     def close(self) -> None:
         self.writer.close()
@@ -96,19 +82,6 @@ class Store:
         with self.engine.connect() as db:
             rows = db.execute(query.order_by(attempts.c.id.desc()).limit(limit))
             return [dict(r._mapping) for r in rows]
-
-    def misses(self, learner: str, snippet_id: str, version: str, limit: int = 200) -> dict[str, int]:
-        """How often this learner got each blank key wrong in recent attempts on this version."""
-        query = (select(attempts.c.results).where(attempts.c.learner == learner, attempts.c.snippet_id == snippet_id,
-                                                  attempts.c.version == version)
-                 .order_by(attempts.c.created_at.desc()).limit(limit))
-        counts: dict[str, int] = {}
-        with self.engine.connect() as db:
-            for (results,) in db.execute(query):
-                for key, right in results.items():
-                    if not right:
-                        counts[key] = counts.get(key, 0) + 1
-        return counts
 
     def responses_of(self, attempt_id: int) -> list[dict]:
         with self.engine.connect() as db:
@@ -136,3 +109,4 @@ def _sqlite_pragmas(conn, busy_ms: int) -> None:
     cursor.execute("PRAGMA synchronous=FULL")
     cursor.execute(f"PRAGMA busy_timeout={int(busy_ms)}")
     cursor.close()
+

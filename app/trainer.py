@@ -31,6 +31,7 @@ class Drill:
     def ranges(self) -> dict[str, tuple[int, int]]:
         """First and last candidate index of each hole of a random mask (equal for a token)."""
         return {h.key: h.span for h in self.holes if h.span is not None}
+    review: object | None = None  # memory.review.Review: why a review mask hides these spans
 
 
 def mask_query(unit: str, kinds: tuple[str, ...]) -> str:
@@ -52,6 +53,14 @@ def hidden_spans(snippet: Snippet, rate: int, seed: int, unit: str = DEFAULT_UNI
     """Candidate indices of the tokens a mask hides."""
     holes, _hidden = _mask_holes(snippet.code, snippet.version, unit, kinds, rate, seed, "")
     return [i for h in holes for i in range(h.span[0], h.span[1] + 1)]
+
+
+def chosen_drill(snippet: Snippet, rate: int, seed: int, review) -> Drill:
+    """A random-mode drill hiding the spans a review chose (`review.chosen`)."""
+    spans = {hole[4][0]: hole for hole in _span_holes(snippet.code, DEFAULT_KINDS)}  # by span index
+    labels = _labels(_("空 %(n)s"), len(review.chosen))
+    holes = tuple(Hole(*spans[i][:4], labels[n], None, "", spans[i][4]) for n, i in enumerate(review.chosen, start=1))
+    return Drill(snippet, "random", holes, len(spans), rate, seed, hidden=len(holes), review=review)
 
 
 @lru_cache(maxsize=1024)
@@ -145,8 +154,11 @@ def parse_kinds(raw: str | None) -> tuple[str, ...]:
 
 
 def revealed_keys(holes: tuple[Hole, ...], fields: dict[str, str]) -> frozenset[str]:
-    """The blanks whose answer the learner asked to see (`revealed=s3,s7`, sent by the page)."""
+    """The blanks whose answer the learner asked to see (`revealed=s3,s7`, sent by the page;
+    `all` after "reveal all")."""
     raw = fields.get("revealed", "")
+    if raw == "all":
+        return frozenset(h.key for h in holes)
     keys = frozenset(k.strip() for k in raw.split(",") if k.strip())
     foreign = sorted(keys - {h.key for h in holes})
     if foreign:

@@ -164,6 +164,7 @@
   function prepare(root) {
     var trainer = root.closest && root.closest("#trainer") || root.querySelector && root.querySelector("#trainer");
     if (!trainer) return;
+    if (root === trainer || root === document.body) shownAt = Date.now();
     var outcome = trainer.querySelector("#outcome");
     if (outcome) paint(outcome, trainer);
     blanks(trainer).forEach(fit);
@@ -177,6 +178,37 @@
     var flash = document.getElementById("flash");
     if (flash && event.target.closest && event.target.closest("#trainer")) flash.innerHTML = "";
   });
+
+  // What an attempt records besides the answers: time on task (from the mask being shown), the
+  // blanks revealed before submitting, hint panels opened. The server bounds and checks them.
+  var shownAt = Date.now(), hintsOpened = 0;
+  document.addEventListener("toggle", function (event) {
+    if (event.target.matches && event.target.matches("details.hints") && event.target.open) hintsOpened++;
+  }, true);
+
+  function hidden(form, name, value) {
+    var input = form.querySelector("input[type=hidden][name=" + name + "]");
+    if (!input) {
+      input = document.createElement("input");
+      input.type = "hidden";
+      input.name = name;
+      form.appendChild(input);
+    }
+    input.value = value;
+  }
+
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (!form.matches || !form.matches("form.drill")) return;
+    hidden(form, "ms", String(Date.now() - shownAt));
+    hidden(form, "hints", String(hintsOpened));
+    if (!form.querySelector("input[name=revealed][value=all]")) {
+      var keys = [];
+      form.querySelectorAll("input.blank.revealed").forEach(function (input) { keys.push(input.name); });
+      hidden(form, "revealed", keys.join(","));
+    }
+    shownAt = Date.now();
+  }, true);
 
   document.addEventListener("DOMContentLoaded", function () { prepare(document.body); });
   document.addEventListener("htmx:load", function (event) {

@@ -88,6 +88,12 @@ def test_malformed_json(client, body):
     assert response.status_code == 400 and "无法读取提交的内容" in response.json()["error"]
 
 
+@pytest.mark.parametrize("body", [b'{"answers": {"s1": "\\ud800"}}', b'{"\\udfff": "x"}'])
+def test_lone_surrogates_in_json_are_a_400(client, body):
+    response = client.post(URL, content=body, headers={"content-type": "application/json", **JSON})
+    assert response.status_code == 400 and "单独的代理项" in response.json()["error"]
+
+
 def test_bad_rate_in_a_submission(client):
     form = drill_form(client.app, "mlm-online-softmax", 20, 5)
     form["rate"] = "70"

@@ -74,8 +74,9 @@ def test_revealed_blanks_are_marked_revealed_and_stored_so(client):
     html = post(client, "mlm-online-softmax", form, **{"HX-Request": "true"}).text
     marks = json.loads(unescape(re.search(r'data-marks="([^"]*)"', html).group(1)))
     assert marks == {keys[0]: ["revealed"], keys[2]: ["revealed"]}
-    rows = client.app.state.store.attempts_of(client.cookies.get("cc_learner"), "mlm-online-softmax")
+    rows = client.app.state.store.attempts_of(learner_of(client), "mlm-online-softmax")
     assert rows[0]["results"][keys[0]] is False and rows[0]["results"][keys[1]] is True
+    assert {b["key"]: b["state"] for b in rows[0]["blanks"]}[keys[0]] == "revealed"
 
 
 def test_a_revealed_key_outside_the_mask_is_refused(client):
@@ -84,21 +85,24 @@ def test_a_revealed_key_outside_the_mask_is_refused(client):
     assert response.status_code == 422 and "不属于这次遮盖" in response.text
 
 
-def test_the_attempt_record_carries_unit_kinds_states_and_ranges(client, monkeypatch):
-    records = []
-    store = client.app.state.store
-    real = store.record_attempt
-    monkeypatch.setattr(store, "record_attempt", lambda record: records.append(record) or real(record))
+def learner_of(client) -> str:
+    return client.app.state.identity.learner_from(client.cookies.get("cc_learner"))
+
+
+def test_the_attempt_record_carries_unit_kinds_states_and_ranges(client):
     form = drill_form(client.app, "mlm-flash-forward", 20, 8, unit="span", kinds="names,operators")
     keys = [k for k in form if re.fullmatch(r"s\d+", k)]
     form[keys[0]] = "wrong_thing"
     form[keys[1]] = ""
     assert post(client, "mlm-flash-forward", form).status_code == 200
-    record = records[-1]
-    assert record.unit == "span" and record.kinds == ("names", "operators")
-    assert record.states[keys[0]] == "wrong" and record.states[keys[1]] == "empty"
-    assert set(record.states.values()) <= {"right", "wrong", "empty"} and record.results[keys[0]] is False
-    assert all(record.ranges[k][0] == int(k[1:]) <= record.ranges[k][1] for k in keys)
+    row = client.app.state.store.attempts_of(learner_of(client), "mlm-flash-forward")[0]
+    assert row["unit"] == "span" and row["kinds"] == "names,operators"
+    states = {b["key"]: b["state"] for b in row["blanks"]}
+    assert states[keys[0]] == "wrong" and states[keys[1]] == "empty"
+    assert set(states.values()) <= {"right", "wrong", "empty"} and row["results"][keys[0]] is False
+    for blank in row["blanks"]:
+        first, last = (blank["span"], blank["span"]) if isinstance(blank["span"], int) else blank["span"]
+        assert first == int(blank["key"][1:]) <= last
 
 
 def test_a_wrong_span_shows_a_token_diff(client):

@@ -70,7 +70,7 @@ def test_another_learner_cannot_rate_my_answer(client):
     answers = right_answers(client.app, "ex5-flash-backward")
     html = submit(client, "ex5-flash-backward", answers, q0="x", q1="y").text
     attempt = int(re.search(r'/attempts/(\d+)/rating', html).group(1))
-    client.cookies.set("cc_learner", "f" * 32)
+    client.cookies.set("cc_learner", "f" * 32, domain="testserver.local")
     response = client.post(f"/attempts/{attempt}/rating", data={"question": "0", "rating": "easy"})
     assert response.status_code == 404
 

@@ -1,5 +1,5 @@
 """The tables, as the code reads and writes them (the migrations create them)."""
-from sqlalchemy import (JSON, BigInteger, Boolean, Column, DateTime, Integer, MetaData, String, Table, Text,
+from sqlalchemy import (JSON, BigInteger, Boolean, Column, DateTime, Float, Integer, MetaData, String, Table, Text,
                         UniqueConstraint)
 
 metadata = MetaData()
@@ -16,7 +16,13 @@ attempts = Table(
     Column("correct", Integer, nullable=False),
     Column("total", Integer, nullable=False),
     Column("outcome", String(16)),  # sandbox verdict status, or NULL when not run
-    Column("results", JSON, nullable=False),  # {blank key: matched}, for per-span statistics
+    Column("results", JSON, nullable=False),  # {blank key: recalled}, for per-span statistics
+    Column("unit", String(8), nullable=False, default="token"),
+    Column("kinds", String(64), nullable=False, default="names,literals,operators"),
+    Column("blanks", JSON),  # [{span: i | [first, last], key, expected, given, state}]
+    Column("hints", Integer, nullable=False, default=0),  # hint panels opened
+    Column("seconds", Float),  # time on task as the page measured it, when plausible
+    Column("practice", Boolean, nullable=False, default=False),  # made after "reveal all": no recall
     Column("created_at", DateTime(timezone=True), nullable=False),
 )
 

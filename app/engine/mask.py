@@ -25,13 +25,3 @@ _SEEDS = random.Random()  # seeded from the OS once; seeds need to differ, not t
 
 def new_seed() -> int:
     return _SEEDS.randrange(SEED_MAX)
-
-
-def weakest_seed(hidden: Callable[[int], Iterable[int]], weights: dict[int, int], tries: int = 64) -> int:
-    """A seed whose mask hides as many of the weighted (often missed) spans as possible.
-
-    `hidden(seed)` gives the span indices a seed's mask hides. The mask stays a pure function
-    of its inputs: adapting only chooses the seed, so the resulting URL can still be shared.
-    """
-    candidates = [new_seed() for _ in range(tries)]
-    return max(candidates, key=lambda seed: sum(weights.get(i, 0) for i in hidden(seed)))

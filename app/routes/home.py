@@ -3,6 +3,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from .. import deps
+from ..memory.summary import due_today
 from ..templating import render
 from .views import markdown_html
 
@@ -15,6 +16,9 @@ async def home(request: Request) -> Response:
     snippets = library.all()
     data = [{"id": s.id, "title": s.title, "summary": s.summary, "level": s.level, "tags": list(s.tags),
              "group": s.group, "exercise": s.is_exercise, "version": s.version} for s in snippets]
+    learner = deps.learner_id(request)
+    # a visitor without a (valid) learner cookie has nothing due: no query
+    due = [] if getattr(request.state, "new_learner", None) else due_today(deps.store(request), learner, library)
     context = {"snippets": snippets, "intro": markdown_html(library.home_text),
-               "course_title": library.home_title}
-    return render(request, "home.html", context, data=data)
+               "course_title": library.home_title, "due": due}
+    return render(request, "home.html", context, data=data)  # JSON: the list, as before (`/me` has the due list)

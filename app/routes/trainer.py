@@ -5,7 +5,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
 from .. import deps
-from ..engine.mask import new_seed, weakest_seed
+from ..engine.mask import new_seed
 from ..engine.score import score, splice
 from ..engine.tokens import DEFAULT_KINDS
 from ..engine.units import UNITS
@@ -14,7 +14,7 @@ from ..execution import execute
 from ..feedback import Result, revealed_states
 from ..i18n import _
 from ..db.commit import NotStored
-from ..store import AttemptRecord
+from ..memory.record import attempt_record
 from ..submission import answers_for, read_fields
 from ..templating import Frame, render
 from ..trainer import (DEFAULT_UNIT, Drill, fixed_drill, hidden_spans, parse_kinds, parse_rate, parse_seed,
@@ -78,16 +78,9 @@ async def drill_page(request: Request) -> Response:
 
 
 @router.get("/s/{snippet_id}/drill/weak")
-async def weak_spots(request: Request, snippet_id: str, rate: str | None = None) -> Response:
-    """A mask aimed at the blanks this learner keeps getting wrong (a fresh one without history)."""
-    snippet = deps.snippet_or_404(request, snippet_id)
-    rate_value = parse_rate(rate)
-    unit, kinds = _mask_choice(request.query_params)
-    misses = deps.store(request).misses(deps.learner_id(request), snippet_id, snippet.version)
-    weights = {int(k[1:]): n for k, n in misses.items() if k[0] == "s" and k[1:].isdigit()}
-    hidden = lambda seed: hidden_spans(snippet, rate_value, seed, unit, kinds)  # noqa: E731
-    seed = weakest_seed(hidden, weights) if weights else new_seed()
-    return RedirectResponse(drill_url(snippet_id, rate_value, seed, snippet.version, unit, kinds), status_code=303)
+async def weak_spots(snippet_id: str, rate: str | None = None) -> Response:
+    """The old 练薄弱处 address: the review mask replaced it."""
+    return RedirectResponse(f"/s/{snippet_id}/review?rate={parse_rate(rate)}", status_code=303)
 
 
 @router.post("/s/{snippet_id}/drill")
@@ -128,17 +121,12 @@ async def _grade(request: Request, drill: Drill, fields: dict[str, str]) -> Resp
     runnable = sandbox is not None and all(a.strip() for a in answers.values())
     code = splice(drill.snippet.code, list(drill.holes), answers) if runnable else ""  # only run code is needed
     learner = deps.learner_id(request)
-    run = await execute(sandbox if runnable else None, drill.snippet, code, owner=learner,
+    run = await execute(sandbox if runnable else None, drill.snippet, code, owner=str(learner),
                         address=request.client and request.client.host)
     result = Result(tuple(verdicts), run, None, responses)
-    record = AttemptRecord(
-        learner, drill.snippet.id, drill.snippet.version, drill.mode, drill.rate, drill.seed,
-        {v.key: v.correct for v in verdicts}, getattr(run, "status", None), responses,
-        unit=drill.unit if drill.mode == "random" else None,
-        kinds=drill.kinds if drill.mode == "random" else None,
-        states=result.state_of(), ranges=drill.ranges() or None)
     try:
-        result = replace(result, attempt_id=await deps.store(request).record_attempt(record))
+        stored = await deps.store(request).record_attempt(attempt_record(learner, drill, result, fields))
+        result = replace(result, attempt_id=stored)
     except NotStored:
         result = replace(result, saved=False)  # scored, shown, and said so: nothing pretends it was kept
     saved = result.saved
@@ -177,7 +165,8 @@ def snippet_page(request: Request, drill: Drill, *, shown=None, result: Result |
     context["draft"] = draft = not library.is_visible(snippet.id)
     context["latest"] = latest
     # Per-learner text outside the slots (an exercise's written answers) rules out a cached frame.
-    if result is not None and drill.mode != "random":
+    # So do a review's chosen spans (they are not a function of the frame key and the seed).
+    if result is not None and drill.mode != "random" or drill.review is not None:
         return context, None
     return context, Frame((snippet.id, snippet.version, drill.mode, drill.rate, drill.unit, drill.kinds, draft,
                            latest and latest.version, result_shape(drill, result), revealed), PAGE_SLOTS)

@@ -1,0 +1,13 @@
+"""Deleting a learner's history: attempts, answers and every memory row (the id itself stays)."""
+from sqlalchemy import delete, select
+
+from ..db.tables import attempts, responses
+from .tables import cards, tokens
+
+
+def history(db, learner: str) -> None:
+    mine = select(attempts.c.id).where(attempts.c.learner == learner)
+    db.execute(delete(responses).where(responses.c.attempt_id.in_(mine)))
+    db.execute(delete(attempts).where(attempts.c.learner == learner))
+    db.execute(delete(cards).where(cards.c.learner == learner))
+    db.execute(delete(tokens).where(tokens.c.learner == learner))

@@ -1,0 +1,106 @@
+"""Who a learner is: a random id in a signed cookie, and a signed link to continue on another device.
+
+An id that is unsigned, tampered with or signed by another key is never trusted: the request
+gets a fresh id. The key is the app's secret (`CODECLOZE_SECRET_KEY`); when it is unset, one is
+generated once and kept in `<data dir>/secret_key` (mode 0600), so learners survive restarts.
+"""
+import os
+import secrets
+from datetime import datetime, timezone
+from functools import lru_cache
+from pathlib import Path
+
+from itsdangerous import BadSignature, Signer, URLSafeSerializer
+from sqlalchemy import insert, select, update
+
+from .tables import learners
+
+LEARNER_COOKIE = "cc_learner"
+LEARNER_DAYS = 365  # renewed by every submission
+ID_BYTES = 16
+
+
+class Learner(str):
+    """A learner id that carries its signed cookie header, so a response can renew it."""
+    cookie: bytes
+
+    def __new__(cls, learner: str, cookie: bytes):
+        self = super().__new__(cls, learner)
+        self.cookie = cookie
+        return self
+
+
+def app_secret(secret_key: str | None, data_dir: Path) -> str:
+    """The configured secret, else the one kept in the data dir (made on first start)."""
+    if secret_key:
+        return secret_key
+    path = data_dir / "secret_key"
+    try:
+        return path.read_text().strip()
+    except FileNotFoundError:
+        pass
+    key = secrets.token_urlsafe(32)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # EXCL: a racing worker's key wins
+    with os.fdopen(fd, "w") as out:
+        out.write(key)
+    return key
+
+
+class Identity:
+    def __init__(self, secret: str):
+        self._cookie = Signer(secret, salt="learner-id")
+        self._link = URLSafeSerializer(secret, salt="device-link")
+        self.cookie_value = lru_cache(maxsize=4096)(self._cookie_value)
+
+    def learner_from(self, cookie: str | None) -> str | None:
+        """The id a cookie carries, if this server signed it."""
+        if not cookie:
+            return None
+        try:
+            learner = self._cookie.unsign(cookie).decode("ascii")
+        except (BadSignature, UnicodeDecodeError):
+            return None
+        return learner if learner.isalnum() and len(learner) == 2 * ID_BYTES else None
+
+    @staticmethod
+    def new_id() -> str:
+        return secrets.token_hex(ID_BYTES)
+
+    def _cookie_value(self, learner: str) -> str:
+        return self._cookie.sign(learner).decode("ascii")
+
+    def set_cookie_header(self, learner: str) -> bytes:
+        return (f"{LEARNER_COOKIE}={self.cookie_value(learner)}; HttpOnly; Max-Age={LEARNER_DAYS * 86400};"
+                f" Path=/; SameSite=lax").encode()
+
+    def link_token(self, learner: str, generation: int) -> str:
+        return self._link.dumps([learner, generation])
+
+    def link_owner(self, token: str, db) -> str | None:
+        """The learner a device link restores, if it is signed and not rotated away."""
+        try:
+            learner, generation = self._link.loads(token)
+        except (BadSignature, ValueError, TypeError):
+            return None
+        if not isinstance(learner, str) or not isinstance(generation, int):
+            return None
+        return learner if link_generation(db, learner) == generation else None
+
+
+def link_generation(db, learner: str) -> int:
+    found = db.execute(select(learners.c.link_gen).where(learners.c.id == learner)).scalar()
+    return found or 0
+
+
+def profile(db, learner: str) -> dict:
+    row = db.execute(select(learners).where(learners.c.id == learner)).first()
+    return dict(row._mapping) if row else {"id": learner, "name": None, "class_code": None, "link_gen": 0}
+
+
+def save_profile(db, learner: str, **values) -> None:
+    """Create the learner's row if needed and set `values` on it."""
+    if db.execute(select(learners.c.id).where(learners.c.id == learner)).first():
+        db.execute(update(learners).where(learners.c.id == learner).values(**values))
+    else:
+        db.execute(insert(learners).values(id=learner, created_at=datetime.now(timezone.utc),
+                                           **{"link_gen": 0, **values}))

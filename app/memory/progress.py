@@ -1,0 +1,88 @@
+"""Progress figures for `/me`: per-snippet numbers, an accuracy chart, and the miss heatmap."""
+import html
+from datetime import date, datetime, timedelta, timezone
+
+from markupsafe import Markup
+
+from ..engine.tokens import eligible_spans
+from ..i18n import _
+from .update import decayed
+
+CHART_W, CHART_H, LABEL_W = 240, 40, 44
+
+
+def streak(days: list[str], today: date) -> int:
+    """Consecutive days practised, ending today (or yesterday: today's practice may still come)."""
+    practised = set(days)
+    day = today if today.isoformat() in practised else today - timedelta(days=1)
+    count = 0
+    while day.isoformat() in practised:
+        count, day = count + 1, day - timedelta(days=1)
+    return count
+
+
+def chart_svg(history: list[list[float]]) -> Markup:
+    """Accuracy per recall attempt, oldest first, as a small inline SVG (no script, no library)."""
+    if not history:
+        return Markup("")
+    n = len(history)
+    points = [((i / (n - 1) if n > 1 else 0.5) * CHART_W, CHART_H - acc * CHART_H, t, acc)
+              for i, (t, acc) in enumerate(history)]
+    line = " ".join(f"{x:.1f},{y:.1f}" for x, y, _t, _a in points)
+    dots = "".join(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2.5"><title>{_when(t)} · {acc:.0%}</title></circle>'
+                   for x, y, t, acc in points)
+    label = html.escape(_("正确率变化：%(n)s 次，最近 %(last)s", n=n, last=f"{history[-1][1]:.0%}"))
+    return Markup(f'<svg class="chart" viewBox="{-LABEL_W} -6 {CHART_W + LABEL_W + 6} {CHART_H + 12}" role="img"'
+                  f' aria-label="{label}"><text x="-6" y="4">100%</text><text x="-6" y="{CHART_H + 4}">0%</text>'
+                  f'<line class="axis" x1="0" y1="{CHART_H}" x2="{CHART_W}" y2="{CHART_H}"/>'
+                  f'<line class="axis" x1="0" y1="0" x2="{CHART_W}" y2="0"/>'
+                  f'<polyline points="{line}"/>{dots}</svg>')
+
+
+def _when(timestamp: float) -> str:
+    return datetime.fromtimestamp(timestamp, timezone.utc).strftime("%Y-%m-%d %H:%M")
+
+
+def utc_time(timestamp: int) -> str:
+    return _when(timestamp)
+
+
+def heat_level(row, at: datetime) -> int:
+    """0 never tested, 1 tested and not missed lately, 2–5 missed more often or more recently."""
+    if row is None:
+        return 0
+    heat = decayed(row.heat, row.heat_at, at.timestamp()) if row.heat_at else 0.0
+    return 1 + sum(heat >= edge for edge in (0.35, 1.0, 2.0, 4.0))
+
+
+def heatmap_html(code: str, memory: dict, at: datetime) -> Markup:
+    """The code with every eligible token coloured by how often and how recently it was missed;
+    hover or focus shows the wrong answers given there."""
+    out, pos = [], 0
+    for span in eligible_spans(code):
+        out.append(html.escape(code[pos:span.start]))
+        row = memory.get(span.index)
+        level = heat_level(row, at)
+        text = html.escape(span.text)
+        if level == 0:
+            out.append(f'<span class="tok h0">{text}</span>')
+        else:
+            tip = html.escape(_tip(row), quote=True)
+            out.append(f'<span class="tok h{level}" tabindex="0" data-tip="{tip}" aria-label="{text}: {tip}">'
+                       f'{text}</span>')
+        pos = span.end
+    out.append(html.escape(code[pos:]))
+    return Markup("".join(out))
+
+
+def _tip(row) -> str:
+    tip = _("测过 %(seen)s 次，没答出 %(misses)s 次", seen=row.seen, misses=row.misses)
+    if row.wrong:
+        tip += _("；答过：%(wrong)s", wrong="、".join(row.wrong))
+    return tip
+
+
+def duration(seconds: float) -> str:
+    minutes = int(seconds // 60)
+    return _("%(m)s 分 %(s)s 秒", m=minutes, s=int(seconds % 60)) if minutes else _("%(s)s 秒", s=int(seconds))
+

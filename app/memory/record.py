@@ -1,0 +1,58 @@
+"""What an attempt records beyond the score: per-blank entries, hints opened, time on task.
+
+A blank that was revealed or left empty is never counted as recalled; an attempt after "reveal
+all" is practice, not a recall. Time on task is sent by the page, so it is bounded and checked.
+"""
+from ..engine.score import Hole
+from ..engine.tokens import eligible_spans
+from ..db.records import AttemptRecord
+
+MIN_SECONDS_PER_BLANK = 0.3  # faster than this is not typing: the figure is dropped
+MAX_SECONDS = 4 * 3600
+RECALLED = ("right", "accepted")
+
+
+def span_range(code: str, hole: Hole) -> int | list[int] | None:
+    """The eligible span index of a cloze blank, or [first, last] when it covers several."""
+    inside = [s.index for s in eligible_spans(code) if hole.start <= s.start and s.end <= hole.end]
+    if not inside:
+        return None
+    return inside[0] if len(inside) == 1 else [inside[0], inside[-1]]
+
+
+def time_on_task(fields: dict[str, str], blanks: int) -> float | None:
+    try:
+        seconds = int(fields.get("ms", "")) / 1000
+    except ValueError:
+        return None
+    if not max(1, blanks) * MIN_SECONDS_PER_BLANK <= seconds <= MAX_SECONDS:
+        return None
+    return round(seconds, 3)
+
+
+def hints_opened(fields: dict[str, str]) -> int:
+    raw = fields.get("hints", "0")
+    return min(int(raw), 100) if raw.isdigit() and len(raw) < 4 else 0
+
+
+def attempt_record(learner: str, drill, result, fields: dict[str, str]) -> AttemptRecord:
+    """The attempt as stored: per blank its span (index or range), expected, given and state."""
+    snippet = drill.snippet
+    practice = fields.get("revealed") == "all"  # after "reveal all": practice, never a recall
+    states = ["revealed"] * len(result.verdicts) if practice else result.states()
+    blanks = tuple({"span": _span(snippet.code, h), "key": v.key, "expected": v.expected, "given": v.given,
+                    "state": s} for h, v, s in zip(drill.holes, result.verdicts, states))
+    status = getattr(result.run, "status", None)
+    return AttemptRecord(
+        learner, snippet.id, snippet.version, "review" if getattr(drill, "review", None) else drill.mode,
+        drill.rate, drill.seed, {v.key: s == "right" for v, s in zip(result.verdicts, states)}, status,
+        result.responses, unit=drill.unit, kinds=",".join(drill.kinds), blanks=blanks,
+        hints=hints_opened(fields), seconds=time_on_task(fields, len(result.verdicts)), practice=practice,
+        code=snippet.code)
+
+
+def _span(code: str, hole: Hole) -> int | list[int] | None:
+    if hole.span is not None:  # a random mask's blank knows its candidate indices
+        first, last = hole.span
+        return first if first == last else [first, last]
+    return span_range(code, hole)

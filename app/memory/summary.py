@@ -1,0 +1,62 @@
+"""A learner's standing, read from their cards and token memory: what `/me` and `/` show."""
+from datetime import datetime, time, timedelta, timezone
+
+from sqlalchemy import select
+
+from .progress import chart_svg, duration, heatmap_html, streak
+from .schedule import aware
+from .state import due_cards, learner_cards, token_memory
+from .tables import versions
+
+DEFAULT_REVIEW_RATE = 15
+
+
+def due_list(db, learner: str, library, at: datetime) -> list[dict]:
+    """What is due by `at`, soonest first, with where to review it."""
+    out = []
+    for card in due_cards(db, learner, at):
+        snippet = library.get(card.snippet_id)
+        if snippet is None or not library.is_visible(card.snippet_id):
+            continue
+        question = card.item.startswith("q")
+        out.append({"snippet": snippet.id, "title": snippet.title, "item": card.item,
+                    "kind": "question" if question else "code", "due": aware(card.due).isoformat(),
+                    "url": f"/s/{snippet.id}" if question else f"/s/{snippet.id}/review?rate={DEFAULT_REVIEW_RATE}"})
+    return out
+
+
+def snippet_progress(db, learner: str, library, at: datetime) -> list[dict]:
+    """Per practised snippet: attempts, accuracy, chart, time, streak, next due date, heatmap."""
+    out = []
+    for card in learner_cards(db, learner):
+        if card.item:
+            continue
+        snippet = library.get(card.snippet_id)
+        code = snippet.code if snippet else _stored_code(db, card.snippet_id, card.version)
+        version = snippet.version if snippet else card.version
+        memory = token_memory(db, learner, card.snippet_id, version, code or "", card.version)
+        out.append({
+            "snippet": card.snippet_id, "title": snippet.title if snippet else card.snippet_id,
+            "attempts": card.attempts, "recalls": card.recalls, "best": card.best, "latest": card.latest,
+            "seconds": round(card.seconds, 1), "time": duration(card.seconds), "streak": streak(card.days, at.date()),
+            "due": aware(card.due).isoformat(), "is_due": aware(card.due) <= at, "history": card.history,
+            "chart": chart_svg(card.history), "heatmap": heatmap_html(code or "", memory, at),
+            "tokens": {str(i): {"seen": r.seen, "misses": r.misses, "wrong": r.wrong or []} for i, r in sorted(memory.items())},
+        })
+    out.sort(key=lambda s: s["title"])
+    return out
+
+
+def _stored_code(db, snippet_id: str, version: str) -> str | None:
+    return db.execute(select(versions.c.code).where(versions.c.snippet_id == snippet_id,
+                                                    versions.c.version == version)).scalar()
+
+
+def end_of_today(now: datetime) -> datetime:
+    """What is due "today": by the end of the current UTC day (the learner's time zone is not known)."""
+    return datetime.combine(now.date() + timedelta(days=1), time.min, timezone.utc)
+
+
+def due_today(store, learner: str, library) -> list[dict]:
+    with store.engine.connect() as db:
+        return due_list(db, learner, library, end_of_today(datetime.now(timezone.utc)))

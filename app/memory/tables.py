@@ -1,0 +1,68 @@
+"""The memory's tables, on the store's `metadata` (so `create_all` and the migrations see them).
+
+State is kept per learner incrementally, in the transaction that writes each attempt batch: pages
+read a handful of rows and never rescan the attempt history.
+"""
+from sqlalchemy import JSON, Column, DateTime, Float, Index, Integer, String, Table, Text
+
+from ..db.tables import metadata
+
+learners = Table(
+    "learners", metadata,
+    Column("id", String(64), primary_key=True),
+    Column("name", String(40)),
+    Column("class_code", String(32)),
+    Column("link_gen", Integer, nullable=False, default=0),  # bumping it voids the device link
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+# One FSRS card per (learner, snippet, item): item "" is the code, "q0", "q1", … its questions.
+cards = Table(
+    "memory_cards", metadata,
+    Column("learner", String(64), primary_key=True),
+    Column("snippet_id", String(64), primary_key=True),
+    Column("item", String(8), primary_key=True),
+    Column("version", String(12), nullable=False),  # the version its token memory lives on
+    Column("fsrs", JSON, nullable=False),  # fsrs.Card.to_dict()
+    Column("due", DateTime(timezone=True), nullable=False),
+    Column("attempts", Integer, nullable=False, default=0),
+    Column("recalls", Integer, nullable=False, default=0),  # attempts that count as recall tries
+    Column("best", Float),
+    Column("latest", Float),
+    Column("seconds", Float, nullable=False, default=0.0),
+    Column("days", JSON, nullable=False),  # ISO dates (UTC) practised, last DAYS_KEPT
+    Column("history", JSON, nullable=False),  # [[unix time, accuracy]], last HISTORY_KEPT recalls
+    Column("last_at", DateTime(timezone=True)),
+    Index("ix_memory_cards_due", "learner", "due"),
+)
+
+# Memory of every eligible token a learner was tested on, per snippet version. Its times are unix
+# seconds (UTC): pages read them for every token, and parsing SQLite's datetime text cost more
+# than everything else `/me` does (bench/RESULTS.md).
+tokens = Table(
+    "memory_tokens", metadata,
+    Column("learner", String(64), primary_key=True),
+    Column("snippet_id", String(64), primary_key=True),
+    Column("version", String(12), primary_key=True),
+    Column("span", Integer, primary_key=True),
+    Column("text", String(200), nullable=False),
+    Column("state", Integer, nullable=False),  # fsrs.State
+    Column("step", Integer),
+    Column("stability", Float),
+    Column("difficulty", Float),
+    Column("due", Float),
+    Column("last_review", Float),
+    Column("seen", Integer, nullable=False, default=0),
+    Column("misses", Integer, nullable=False, default=0),
+    Column("heat", Float, nullable=False, default=0.0),  # misses, decayed with HEAT_HALF_LIFE
+    Column("heat_at", Float),
+    Column("wrong", JSON(none_as_null=True)),  # the last few wrong answers given here; NULL: none (no decoding)
+)
+
+# The code of every version attempts were made on: version mapping needs the old tokens.
+versions = Table(
+    "memory_versions", metadata,
+    Column("snippet_id", String(64), primary_key=True),
+    Column("version", String(12), primary_key=True),
+    Column("code", Text, nullable=False),
+)

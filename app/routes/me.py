@@ -1,0 +1,109 @@
+"""The learner's own pages: progress, export, forgetting, profile and the device link."""
+import re
+from datetime import datetime, timezone
+
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse, Response
+
+from .. import deps
+from ..errors import UserError
+from ..i18n import _
+from ..memory import forget, identity
+from ..memory.export import attempts_csv
+from ..memory.summary import due_list, end_of_today, snippet_progress
+from ..submission import read_fields
+from ..templating import render
+
+router = APIRouter()
+CLASS_CODE = re.compile(r"^[A-Za-z0-9-]{0,32}$")
+
+
+@router.get("/me")
+async def me(request: Request) -> Response:
+    learner, store = deps.learner_id(request), deps.store(request)
+    now = datetime.now(timezone.utc)
+    with store.engine.connect() as db:
+        who = identity.profile(db, learner)
+        due = due_list(db, learner, deps.library(request), end_of_today(now))
+        snippets = snippet_progress(db, learner, deps.library(request), now)
+    link = str(request.base_url).rstrip("/") + "/me/continue/" + \
+        request.app.state.identity.link_token(learner, who["link_gen"])
+    context = {"who": who, "due": due, "progress": snippets, "link": link}
+    data = {"learner": {"name": who["name"], "class_code": who["class_code"]}, "due": due, "link": link,
+            "snippets": [{k: v for k, v in s.items() if k not in ("chart", "heatmap")} for s in snippets]}
+    return render(request, "me.html", context, data=data)
+
+
+@router.get("/me/attempts.csv")
+async def export(request: Request) -> Response:
+    store = deps.store(request)
+    with store.engine.connect() as db:
+        text = attempts_csv(db, deps.learner_id(request))
+    return Response(text, media_type="text/csv; charset=utf-8",
+                    headers={"Content-Disposition": 'attachment; filename="codecloze-attempts.csv"'})
+
+
+@router.post("/me/delete")
+async def delete_history(request: Request) -> Response:
+    fields = await read_fields(request, 4096)
+    if fields.get("confirm") != "yes":
+        raise UserError(422, _("请勾选确认后再删除记录。"))
+    store = deps.store(request)
+    with store.engine.begin() as db:
+        forget.history(db, deps.learner_id(request))
+    return _back(request)
+
+
+@router.post("/me/profile")
+async def save_profile(request: Request) -> Response:
+    fields = await read_fields(request, 4096)
+    name = " ".join(fields.get("name", "").split())
+    code = fields.get("class_code", "").strip()
+    if len(name) > 40 or not name.isprintable():
+        raise UserError(422, _("名字最多 40 个字符。"))
+    if not CLASS_CODE.match(code):
+        raise UserError(422, _("班级代码只能由字母、数字和 - 组成，最多 32 个字符。"))
+    learner = deps.learner_id(request)
+    with deps.store(request).engine.begin() as db:
+        identity.save_profile(db, learner, name=name or None, class_code=code or None)
+    return deps.remember_learner(_back(request), learner)
+
+
+@router.post("/me/link")
+async def rotate_link(request: Request) -> Response:
+    """A new device link; the old one stops working."""
+    learner = deps.learner_id(request)
+    with deps.store(request).engine.begin() as db:
+        identity.save_profile(db, learner, link_gen=identity.link_generation(db, learner) + 1)
+    return deps.remember_learner(_back(request), learner)
+
+
+@router.get("/me/continue/{token}")
+async def continue_page(request: Request, token: str) -> Response:
+    """Asks before switching: a link alone must not swap a browser's learner (an attacker's link
+    would collect the victim's practice into a history the attacker reads)."""
+    _link_owner(request, token)
+    return render(request, "continue.html", {"token": token}, data={"valid": True})
+
+
+@router.post("/me/continue/{token}")
+async def continue_here(request: Request, token: str) -> Response:
+    origin = request.headers.get("origin")
+    if origin is not None and origin != str(request.base_url).rstrip("/"):
+        raise UserError(403, _("只能在本站页面上确认继续学习。"))
+    learner = _link_owner(request, token)
+    ident = request.app.state.identity
+    response = RedirectResponse("/me", status_code=303)
+    return deps.remember_learner(response, identity.Learner(learner, ident.set_cookie_header(learner)))
+
+
+def _link_owner(request: Request, token: str) -> str:
+    with deps.store(request).engine.connect() as db:
+        learner = request.app.state.identity.link_owner(token, db)
+    if learner is None:
+        raise UserError(404, _("这个继续学习的链接无效，或已被更换。"))
+    return learner
+
+
+def _back(request: Request) -> Response:
+    return RedirectResponse("/me", status_code=303)
