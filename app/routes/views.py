@@ -11,6 +11,7 @@ from ..i18n import _
 from ..markdown import render_markdown
 from ..templating import Deferred
 from ..trainer import Drill, mask_query
+from ..verdicts import learner_message
 
 
 @lru_cache(maxsize=512)
@@ -99,18 +100,9 @@ def result_context(drill: Drill, result: Result | None) -> dict:
         "run_ms": f"{run.seconds * 1000:.0f}" if run else "",
         "run_where": _("%(part)s 第 %(line)s 行：", part=_part_name(run.part), line=run.line)
                      if run and run.line and run.part else "",
-        "run_message": run_message(drill, run) if run else "",
+        "run_message": learner_message(run, drill.snippet.check) if run else "",
         "run_stdout": run.stdout if run else "",
     }
-
-
-def run_message(drill: Drill, run) -> str:
-    """The verdict's message; a failed assertion without one shows the check line that failed."""
-    if run.status == "failed" and run.part == "check" and run.line and run.message in ("", "AssertionError"):
-        lines = drill.snippet.check.splitlines()
-        if 0 < run.line <= len(lines):
-            return _("断言不成立：%(code)s", code=lines[run.line - 1].strip())
-    return run.message
 
 
 def result_shape(drill: Drill, result: Result | None) -> tuple | None:
