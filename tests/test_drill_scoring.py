@@ -176,3 +176,19 @@ def test_cached_token_diff_html_equals_the_plain_one():
     for given, expected in pairs * 2:  # the second round is served from the cache
         assert _diff(given, expected) == _diff.__wrapped__(given, expected)
     assert "&lt;b&gt;&amp;" in _diff("<b>&'", "x < y")
+
+
+@pytest.mark.parametrize("query, says", [
+    ("unit=word", "挖空单位必须是 token、span 或 line 之一"),
+    ("kinds=names,keywords", "挖空种类只能是 names、literals、operators、punctuation 的组合"),
+    ("kinds=,", "挖空种类只能是"),
+])
+def test_a_bad_unit_or_kind_is_a_clear_422(client, query, says):
+    page = client.get(f"/s/mlm-online-softmax/drill?rate=20&seed=1&{query}")
+    assert page.status_code == 422 and says in page.text
+    form = {**drill_form(client.app, "mlm-online-softmax", 20, 1), **dict([query.split("=")])}
+    before = len(client.app.state.store.attempts_of(client.cookies.get("cc_learner") or "-"))
+    submitted = post(client, "mlm-online-softmax", form)
+    assert submitted.status_code == 422 and says in submitted.text
+    assert len(client.app.state.store.attempts_of(client.cookies.get("cc_learner") or "-")) == before
+
