@@ -21,7 +21,7 @@ ASKABLE = ("wrong", "empty")  # scored states whose input gets a button to revea
 
 
 @lru_cache(maxsize=16384)
-def _input_parts(key: str, answer: str, hint: str | None, tag: str, state: str) -> tuple[str, str, str]:
+def input_parts(key: str, answer: str, hint: str | None, tag: str, state: str) -> tuple[str, str, str]:
     """A blank's <input> around the learner's text and its label, escaped once.
 
     Keyed by what the span and verdict fix, not by the blank's number in its mask ("空 7"),
@@ -34,26 +34,26 @@ def _input_parts(key: str, answer: str, hint: str | None, tag: str, state: str) 
     middle = (f'" style="--w:{max(len(answer), 2) + 1}" autocomplete="off" autocapitalize="off"'
               f' spellcheck="false" aria-label="')
     after = (f'" data-state="{state}"' + (f' title="{escape(hint)}"' if hint else "")
-             + f' data-answer="{_ascii(answer)}">')
+             + f' data-answer="{ascii_html(answer)}">')
     return before, middle, after
 
 
 @lru_cache(maxsize=4096)
 def _reveal_button(key: str, label: str) -> str:
-    name = _ascii(_("显示%(label)s的答案", label=label))
+    name = ascii_html(_("显示%(label)s的答案", label=label))
     return f'<button type="button" class="reveal" data-for="blank-{key}" aria-label="{name}" title="{name}">?</button>'
 
 
 @lru_cache(maxsize=4096)
-def _ascii(text: str) -> str:
+def ascii_html(text: str) -> str:
     # As ASCII ("&#31354; 3" for "空 3"): a block of ASCII code then stays a one-byte-per-character
     # string, which joins and encodes several times faster.
     return html.escape(text).encode("ascii", "xmlcharrefreplace").decode("ascii")
 
 
-def _input(hole: Hole, shown: HoleState) -> str:
-    before, middle, after = _input_parts(hole.key, hole.answer, hole.hint, hole.tag, shown.state)
+def input_html(hole: Hole, shown: HoleState) -> str:
+    before, middle, after = input_parts(hole.key, hole.answer, hole.hint, hole.tag, shown.state)
     # plain str throughout: formatting Markup costs more
-    label = _ascii(hole.label)
+    label = ascii_html(hole.label)
     button = _reveal_button(hole.key, hole.label) if shown.reveal and shown.state in ASKABLE else ""
     return f"{before}{html.escape(shown.value)}{middle}{label}{after}{button}"

@@ -5,7 +5,7 @@ from markupsafe import Markup, escape
 from pygments.lexers import PythonLexer
 from pygments.token import STANDARD_TYPES
 
-from .inputs import BLANK, HoleState, _ascii, _input, _input_parts
+from .inputs import BLANK, HoleState, ascii_html, input_html, input_parts
 from .score import Hole
 from .tokens import candidate_spans
 
@@ -133,9 +133,9 @@ def render_mask(code: str, holes: dict[int, tuple[Hole, int]], shown: dict[str, 
         state = shown.get(hole.key)
         if state is None and last == index and hole.key[0] == "s" and hole.hint is None and not hole.tag:
             before, after = blanks[index]  # a token mask's empty blank: all but its number is the span's
-            out[2 * index + 1] = f"{before}{_ascii(hole.label)}{after}"
+            out[2 * index + 1] = f"{before}{ascii_html(hole.label)}{after}"
         else:
-            out[2 * index + 1] = _input(hole, BLANK if state is None else state)
+            out[2 * index + 1] = input_html(hole, BLANK if state is None else state)
             out[2 * index + 2:2 * last + 2] = [""] * (2 * (last - index))
     return Markup("".join(out))
 
@@ -143,7 +143,7 @@ def render_mask(code: str, holes: dict[int, tuple[Hole, int]], shown: dict[str, 
 @lru_cache(maxsize=128)
 def _span_blanks(code: str) -> tuple[tuple[str, str], ...]:
     """For each candidate span, its empty <input> before and after the blank's label."""
-    parts = (_input_parts(f"s{s.index}", s.text, None, "", "") for s in candidate_spans(code))
+    parts = (input_parts(f"s{s.index}", s.text, None, "", "") for s in candidate_spans(code))
     return tuple((before + middle, after) for before, middle, after in parts)
 
 
@@ -159,7 +159,7 @@ def render_code(code: str, holes: list[Hole], shown: dict[str, HoleState] | None
     for start, end, parts in _pieces(code, _cuts(code, holes)):
         if start in starts:
             hole = starts[start]
-            lines[-1].append(_input(hole, shown.get(hole.key, BLANK)))
+            lines[-1].append(input_html(hole, shown.get(hole.key, BLANK)))
             inside_until = hole.end
         if start < inside_until:
             continue
