@@ -164,7 +164,7 @@ def test_units_and_kinds_are_chosen_on_the_page(page: Page, live_server):
 
 
 @pytest.mark.parametrize("unit", ["token", "span", "line"])
-@pytest.mark.parametrize("width", [1280, 390])
+@pytest.mark.parametrize("width", [1280, 390, 360])
 def test_layout_keeps_line_numbers_and_fits_the_screen(browser, live_server, app, artifacts, unit, width):
     page = browser.new_page(viewport={"width": width, "height": 900}, device_scale_factor=1 if width > 800 else 2)
     page.goto(f"{live_server}/s/mlm-flash-forward/drill?rate=20&seed=11&unit={unit}")

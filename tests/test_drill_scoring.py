@@ -154,3 +154,45 @@ def test_a_failed_check_without_a_message_shows_its_line(bare_client):
     assert data["run"]["status"] == "failed" and data["run"]["line"] == 2  # 3 + 2 == 5, 2 + 2 passes
     html = post(bare_client, "bare-check", form).text
     assert "验证未通过" in html and "验证代码 第 2 行：" in html and "断言不成立：assert double(3) == 6" in html
+
+
+@pytest.mark.parametrize("status, message, shown", [
+    ("timeout", "CPU time limit (2 s) reached", "超出 CPU 时间上限（2 秒）"),
+    ("timeout", "wall-clock limit (4 s) reached", "超出运行时间上限（4 秒）"),
+    ("memory", "memory limit (1024 MiB) reached: MemoryError", "超出内存上限（1024 MiB）"),
+    ("error", "exited with code 3 before the check finished", "代码在验证完成前退出（退出码 3）"),
+    ("error", "SystemExit(0): the code exited before the check finished", "代码调用了 SystemExit(0)，在验证完成前退出"),
+    ("crashed", "killed by SIGSEGV (Segmentation fault)", "进程被信号 SIGSEGV 终止"),
+    ("error", "NameError: name 'm_ij' is not defined", "NameError: name 'm_ij' is not defined"),
+    ("failed", "AssertionError", "断言不成立：assert b"),
+    ("failed", "online_softmax 结果不正确", "online_softmax 结果不正确"),
+])
+def test_verdict_messages_speak_the_learners_language(status, message, shown):
+    from app.sandbox.types import Verdict
+    from app.verdicts import learner_message
+    run = Verdict(status, message, part="check" if status == "failed" else "code", line=2)
+    assert learner_message(run, "assert a\nassert b\n") == shown
+
+
+def test_cached_token_diff_html_equals_the_plain_one():
+    from app.routes.outcome import _diff
+    pairs = [("torch.maximum(a,b)", "torch.max(a, b)"), ("<b>&'", "x < y"), ("1e4", "10000.0"), ("", "q_i @ k_j.T")]
+    for given, expected in pairs * 2:  # the second round is served from the cache
+        assert _diff(given, expected) == _diff.__wrapped__(given, expected)
+    assert "&lt;b&gt;&amp;" in _diff("<b>&'", "x < y")
+
+
+@pytest.mark.parametrize("query, says", [
+    ("unit=word", "挖空单位必须是 token、span 或 line 之一"),
+    ("kinds=names,keywords", "挖空种类只能是 names、literals、operators、punctuation 的组合"),
+    ("kinds=,", "挖空种类只能是"),
+])
+def test_a_bad_unit_or_kind_is_a_clear_422(client, query, says):
+    page = client.get(f"/s/mlm-online-softmax/drill?rate=20&seed=1&{query}")
+    assert page.status_code == 422 and says in page.text
+    form = {**drill_form(client.app, "mlm-online-softmax", 20, 1), **dict([query.split("=")])}
+    before = len(client.app.state.store.attempts_of(client.cookies.get("cc_learner") or "-"))
+    submitted = post(client, "mlm-online-softmax", form)
+    assert submitted.status_code == 422 and says in submitted.text
+    assert len(client.app.state.store.attempts_of(client.cookies.get("cc_learner") or "-")) == before
+

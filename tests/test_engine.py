@@ -114,7 +114,8 @@ def test_different_tokens_do_not_match(given, expected):
     assert not is_match(given, expected)
 
 
-CODE_TEXT = st.lists(st.sampled_from([*"ab1_.()[]:,+-*/=<>!@%~^&|{}", "m_ij", "torch", "0x", "e5", " ", "\t"]),
+CODE_TEXT = st.lists(st.sampled_from([*"ab1_.()[]:,+-*/=<>!@%~^&|{}", "m_ij", "torch", "0x", "e5", " ", "\t",
+                                     "1e4", "10000.0", ".5", "0.5", "1_0", "10"]),
                      max_size=8).map("".join)
 
 

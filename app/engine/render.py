@@ -1,28 +1,17 @@
 """Highlighted code with an <input> in place of each hole (Pygments classes, line by line)."""
-import html
 from functools import lru_cache
-from typing import NamedTuple
 
 from markupsafe import Markup, escape
 from pygments.lexers import PythonLexer
 from pygments.token import STANDARD_TYPES
 
+from .inputs import BLANK, HoleState, ascii_html, input_html, input_parts
 from .score import Hole
-from ..i18n import _
 from .tokens import candidate_spans
 
+__all__ = ["BLANK", "HoleState", "render_code", "render_mask"]
+
 _LEXER = PythonLexer(stripnl=False, ensurenl=False)
-
-
-class HoleState(NamedTuple):
-    """What the page shows in a hole: the learner's text and, once scored, the verdict."""
-    value: str = ""
-    state: str = ""  # "", "right", "accepted", "wrong", "revealed", "empty"
-    reveal: bool = False  # a button reveals the answer (wrong and empty blanks of a scored page)
-
-
-BLANK = HoleState()
-ASKABLE = ("wrong", "empty")  # scored states whose input gets a button to reveal the answer
 
 
 def _css_class(ttype) -> str:
@@ -91,45 +80,6 @@ def _bound_index(code: str) -> tuple[dict[int, int], dict[int, int]]:
     return {s.start: s.index for s in spans}, {s.end: s.index for s in spans}
 
 
-@lru_cache(maxsize=16384)
-def _input_parts(key: str, answer: str, hint: str | None, tag: str, state: str) -> tuple[str, str, str]:
-    """A blank's <input> around the learner's text and its label, escaped once.
-
-    Keyed by what the span and verdict fix, not by the blank's number in its mask ("空 7"),
-    so a few thousand entries cover every mask of a snippet. The answer rides along
-    (`data-answer`) so that a learner can ask for it; it is not shown until then.
-    """
-    # Keys are generated ([sc]\d+) and states come from a fixed set.
-    tag_html = f'<span class="blank-tag" aria-hidden="true">{escape(tag)}</span>' if tag else ""
-    before = f'{tag_html}<input class="blank{" " if state else ""}{state}" name="{key}" id="blank-{key}" value="'
-    middle = (f'" style="--w:{max(len(answer), 2) + 1}" autocomplete="off" autocapitalize="off"'
-              f' spellcheck="false" aria-label="')
-    after = (f'" data-state="{state}"' + (f' title="{escape(hint)}"' if hint else "")
-             + f' data-answer="{_ascii(answer)}">')
-    return before, middle, after
-
-
-@lru_cache(maxsize=4096)
-def _reveal_button(key: str, label: str) -> str:
-    name = _ascii(_("显示%(label)s的答案", label=label))
-    return f'<button type="button" class="reveal" data-for="blank-{key}" aria-label="{name}" title="{name}">?</button>'
-
-
-@lru_cache(maxsize=4096)
-def _ascii(text: str) -> str:
-    # As ASCII ("&#31354; 3" for "空 3"): a block of ASCII code then stays a one-byte-per-character
-    # string, which joins and encodes several times faster.
-    return html.escape(text).encode("ascii", "xmlcharrefreplace").decode("ascii")
-
-
-def _input(hole: Hole, shown: HoleState) -> str:
-    before, middle, after = _input_parts(hole.key, hole.answer, hole.hint, hole.tag, shown.state)
-    # plain str throughout: formatting Markup costs more
-    label = _ascii(hole.label)
-    button = _reveal_button(hole.key, hole.label) if shown.reveal and shown.state in ASKABLE else ""
-    return f"{before}{html.escape(shown.value)}{middle}{label}{after}{button}"
-
-
 @lru_cache(maxsize=128)
 def _line_opens(code: str) -> tuple[str, ...]:
     """Each line's opening tag, with its indentation (`--i`) for the hanging indent of a
@@ -183,9 +133,9 @@ def render_mask(code: str, holes: dict[int, tuple[Hole, int]], shown: dict[str, 
         state = shown.get(hole.key)
         if state is None and last == index and hole.key[0] == "s" and hole.hint is None and not hole.tag:
             before, after = blanks[index]  # a token mask's empty blank: all but its number is the span's
-            out[2 * index + 1] = f"{before}{_ascii(hole.label)}{after}"
+            out[2 * index + 1] = f"{before}{ascii_html(hole.label)}{after}"
         else:
-            out[2 * index + 1] = _input(hole, BLANK if state is None else state)
+            out[2 * index + 1] = input_html(hole, BLANK if state is None else state)
             out[2 * index + 2:2 * last + 2] = [""] * (2 * (last - index))
     return Markup("".join(out))
 
@@ -193,7 +143,7 @@ def render_mask(code: str, holes: dict[int, tuple[Hole, int]], shown: dict[str, 
 @lru_cache(maxsize=128)
 def _span_blanks(code: str) -> tuple[tuple[str, str], ...]:
     """For each candidate span, its empty <input> before and after the blank's label."""
-    parts = (_input_parts(f"s{s.index}", s.text, None, "", "") for s in candidate_spans(code))
+    parts = (input_parts(f"s{s.index}", s.text, None, "", "") for s in candidate_spans(code))
     return tuple((before + middle, after) for before, middle, after in parts)
 
 
@@ -209,7 +159,7 @@ def render_code(code: str, holes: list[Hole], shown: dict[str, HoleState] | None
     for start, end, parts in _pieces(code, _cuts(code, holes)):
         if start in starts:
             hole = starts[start]
-            lines[-1].append(_input(hole, shown.get(hole.key, BLANK)))
+            lines[-1].append(input_html(hole, shown.get(hole.key, BLANK)))
             inside_until = hole.end
         if start < inside_until:
             continue

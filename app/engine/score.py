@@ -1,4 +1,5 @@
 """Scoring blanks by token match, and splicing answers back into code for execution."""
+import re
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -28,9 +29,10 @@ class BlankVerdict(NamedTuple):
     revealed: bool = False  # the learner asked for the answer before submitting
 
 
-# Strings and numbers compare by value, comments and line joins vanish: around these only the
-# tokenizer can tell.
-_TOKENIZER_ONLY = frozenset("'\"#\\0123456789")
+# Strings compare by value, comments and line joins vanish: around these only the tokenizer can tell.
+_TOKENIZER_ONLY = frozenset("'\"#\\")
+# Numbers compare by value too (1e4 = 10000.0): a digit that does not continue a name starts one.
+_NUMBER = re.compile(r"(?<![A-Za-z_0-9])[0-9]")
 
 
 def is_match(given: str, expected: str) -> bool:
@@ -39,14 +41,17 @@ def is_match(given: str, expected: str) -> bool:
         return True
     plain, squeezed = _shape(expected)
     if plain and _TOKENIZER_ONLY.isdisjoint(text) and _squeezed(text) != squeezed:
-        return False  # elsewhere tokens cover every non-blank character, so these tokens differ too
+        # Elsewhere tokens cover every non-blank character, so these tokens differ too; a number
+        # in `text` cannot match, as `expected` has none.
+        return False
     return token_sequence(given) == token_sequence(expected)
 
 
 @lru_cache(maxsize=8192)
 def _shape(expected: str) -> tuple[bool, str]:
-    """Whether an answer needs no tokenizer to tell it apart, and its non-blank characters."""
-    return _TOKENIZER_ONLY.isdisjoint(expected), _squeezed(expected)
+    """Whether an answer needs no tokenizer to tell it apart (no string, comment, line join or
+    number), and its non-blank characters."""
+    return _TOKENIZER_ONLY.isdisjoint(expected) and not _NUMBER.search(expected), _squeezed(expected)
 
 
 def _squeezed(text: str) -> str:

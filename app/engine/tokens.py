@@ -30,7 +30,8 @@ class Span:
     kind: str = "names"  # one of KINDS
 
 
-def _line_offsets(code: str) -> list[int]:
+def line_offsets(code: str) -> list[int]:
+    """Where each line of `code` starts, as a character offset (and the end, last)."""
     offsets = [0]
     for line in code.splitlines(keepends=True):
         offsets.append(offsets[-1] + len(line))
@@ -53,7 +54,7 @@ def _kind(tok: tokenize.TokenInfo) -> str | None:
 @lru_cache(maxsize=256)
 def candidate_spans(code: str) -> tuple[Span, ...]:
     """Every token of `code` of some kind, indexed in source order (stable for a given code)."""
-    offsets = _line_offsets(code)
+    offsets = line_offsets(code)
     spans: list[Span] = []
     for tok in tokenize.generate_tokens(io.StringIO(code).readline):
         kind = _kind(tok)

@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from .mask import blank_count
-from .tokens import Span, candidate_spans, eligible_spans
+from .tokens import Span, candidate_spans, eligible_spans, line_offsets
 
 UNITS = ("token", "span", "line")
 SPAN_P, SPAN_MAX = 0.2, 10  # SpanBERT's geometric length distribution, clipped
@@ -25,13 +25,6 @@ class Piece(NamedTuple):
     first: int  # candidate indices of the first and last token inside
     last: int
     size: int  # eligible tokens (of the chosen kinds) inside
-
-
-def _offsets(code: str) -> list[int]:
-    out = [0]
-    for line in code.splitlines(keepends=True):
-        out.append(out[-1] + len(line))
-    return out
 
 
 def _piece(code: str, start: int, end: int, kinds: tuple[str, ...]) -> Piece | None:
@@ -56,7 +49,7 @@ def _node_range(code: str, offsets: list[int], node: ast.AST) -> tuple[int, int]
 def span_pieces(code: str, kinds: tuple[str, ...]) -> tuple[Piece, ...]:
     """Every sub-expression on one line (a call, an attribute chain, an operand, a slice, a
     keyword argument) and every eligible token, by start then by length."""
-    offsets, ranges = _offsets(code), set()
+    offsets, ranges = line_offsets(code), set()
     for node in ast.walk(ast.parse(code)):
         if isinstance(node, (ast.expr, ast.keyword)) and (r := _node_range(code, offsets, node)):
             ranges.add(r)
@@ -111,7 +104,7 @@ def _around(code: str, kinds: tuple[str, ...]) -> dict[int, tuple[Piece, ...]]:
 def line_pieces(code: str, kinds: tuple[str, ...]) -> tuple[Piece, ...]:
     """Each logical line on one physical line, from its first token to its last (comments
     stay); for an assignment, what follows its `=`: the target stays as a cue."""
-    offsets, pieces = _offsets(code), []
+    offsets, pieces = line_offsets(code), []
     targets = _assigned_values(code, offsets)
     line: list[tokenize.TokenInfo] = []
     for tok in tokenize.generate_tokens(io.StringIO(code).readline):

@@ -19,7 +19,8 @@ from ..submission import answers_for, read_fields
 from ..templating import Frame, render
 from ..trainer import (DEFAULT_UNIT, Drill, fixed_drill, hidden_spans, parse_kinds, parse_rate, parse_seed,
                        mask_query, parse_unit, random_drill, revealed_keys)
-from .views import PAGE_SLOTS, drill_json, page_context, result_shape
+from .outcome import result_shape
+from .views import PAGE_SLOTS, drill_json, page_context
 
 router = APIRouter()
 

@@ -1,9 +1,8 @@
 """What the snippet page template and JSON clients are given."""
 from functools import lru_cache
 
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
-from ..engine.diff import Change, token_diff
 from ..engine.render import render_code
 from ..engine.tokens import DEFAULT_KINDS, KINDS
 from ..feedback import Result
@@ -11,6 +10,7 @@ from ..i18n import _
 from ..markdown import render_markdown
 from ..templating import Deferred
 from ..trainer import Drill, mask_query
+from .outcome import result_context
 
 
 @lru_cache(maxsize=512)
@@ -81,75 +81,6 @@ def counts_text(drill: Drill) -> str:
                  k=len(drill.holes))
     return _("共 %(n)s 个可挖空位，%(lines)s 行 | 已挖 %(k)s 行（%(m)s 个）", n=drill.eligible, lines=drill.lines,
              k=len(drill.holes), m=drill.hidden)
-
-
-def result_context(drill: Drill, result: Result | None) -> dict:
-    """A scored submission as the page prints it: the marks for the inputs, the score, the verdict."""
-    run = result and result.run
-    return {
-        "result": result,
-        "run": run,
-        "marks": result.marks_json() if result else "",
-        "error_line": run.line if run and run.part == "code" and run.line else "",
-        "correct": result.correct if result else "",
-        "total": result.total if result else "",
-        "accepted": result.accepted if result else "",
-        "empty": result.empty if result else "",
-        "has_diffs": bool(result and _wrong_pieces(drill, result)),
-        "diffs": Deferred(lambda: diffs_html(drill, result)) if result else "",
-        "run_ms": f"{run.seconds * 1000:.0f}" if run else "",
-        "run_where": _("%(part)s 第 %(line)s 行：", part=_part_name(run.part), line=run.line)
-                     if run and run.line and run.part else "",
-        "run_message": run_message(drill, run) if run else "",
-        "run_stdout": run.stdout if run else "",
-    }
-
-
-def run_message(drill: Drill, run) -> str:
-    """The verdict's message; a failed assertion without one shows the check line that failed."""
-    if run.status == "failed" and run.part == "check" and run.line and run.message in ("", "AssertionError"):
-        lines = drill.snippet.check.splitlines()
-        if 0 < run.line <= len(lines):
-            return _("断言不成立：%(code)s", code=lines[run.line - 1].strip())
-    return run.message
-
-
-def result_shape(drill: Drill, result: Result | None) -> tuple | None:
-    """What decides which parts of the result the page shows (the frame key's share)."""
-    run = result and result.run
-    if result is None:
-        return None
-    return (result.accepted > 0, result.empty > 0, bool(_wrong_pieces(drill, result)), run and run.status,
-            bool(run and run.message), bool(run and run.stdout), result.saved)
-
-
-def _wrong_pieces(drill: Drill, result: Result) -> list:
-    """Wrong answers of span and line blanks: the ones a token diff helps with."""
-    if drill.unit == "token" or drill.mode != "random":
-        return []
-    labels = {h.key: h.label for h in drill.holes}
-    return [(labels[v.key], v) for v, state in zip(result.verdicts, result.states()) if state == "wrong"]
-
-
-def diffs_html(drill: Drill, result: Result) -> Markup:
-    """Each wrong span or line as a token diff: typed-but-not-expected struck out, missing marked."""
-    rows = []
-    for label, verdict in _wrong_pieces(drill, result):
-        changes = "".join(_change(c) for c in token_diff(verdict.given, verdict.expected))
-        rows.append(f'<li><span class="diff-label">{escape(label)}</span> <code class="diff">{changes}</code></li>')
-    return Markup(f'<ul class="diffs">{"".join(rows)}</ul>')
-
-
-def _change(change: Change) -> str:
-    text = escape(change.text)
-    if change.op == "same":
-        return f"<span>{text}</span> "
-    tag = "del" if change.op == "extra" else "ins"
-    return f"<{tag}>{text}</{tag}> "
-
-
-def _part_name(part: str) -> str:
-    return {"code": _("代码"), "setup": _("准备代码"), "check": _("验证代码")}.get(part, part)
 
 
 def _hint_groups(drill: Drill) -> list[tuple[str, list[str]]]:
