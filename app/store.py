@@ -78,6 +78,9 @@ class Store:
         self.engine = create_engine(url)
         if url.startswith("sqlite"):
             event.listen(self.engine, "connect", _sqlite_pragmas)
+        # Imported here, not at the top: learner memory's tables import `metadata` from this module.
+        from .memory.update import apply_attempts
+        self._apply_memory = apply_attempts
         metadata.create_all(self.engine)
         self.writer = BatchWriter(self._write_attempts)
 
@@ -98,7 +101,7 @@ class Store:
             db.execute(insert(attempts), rows)
             if answers:
                 db.execute(insert(responses), answers)
-            apply_attempts(db, batch)  # learner memory, in the same transaction
+            self._apply_memory(db, batch)  # learner memory, in the same transaction
 
     def close(self) -> None:
         self.writer.close()
@@ -155,9 +158,6 @@ class SnippetIndex:
     def remove(self, snippet_id: str) -> None:
         with self.engine.begin() as db:
             db.execute(delete(snippets).where(snippets.c.id == snippet_id))
-
-
-from .memory.update import apply_attempts  # noqa: E402  (its tables live on `metadata` above)
 
 
 def _sqlite_pragmas(conn, _record) -> None:
