@@ -98,10 +98,12 @@
   document.addEventListener("submit", function (event) {
     var form = event.target;
     if (!form.matches("form.drill")) return;
-    var all = blanks(form), empty = all.filter(isEmpty);
-    form.querySelector("input[name=revealed]").value = all.filter(function (input) {
-      return input.dataset.state === "revealed";
-    }).map(function (input) { return input.name; }).join(",");
+    var all = blanks(form), empty = all.filter(isEmpty), revealed = form.querySelector("input[name=revealed]");
+    if (revealed.value !== "all") {  // "all": the page was opened with every answer shown (practice)
+      revealed.value = all.filter(function (input) {
+        return input.dataset.state === "revealed";
+      }).map(function (input) { return input.name; }).join(",");
+    }
     var box = form.querySelector(".confirm-empty");
     if (empty.length && form.dataset.confirmed !== "1" && box) {
       event.preventDefault();
@@ -179,8 +181,8 @@
     if (flash && event.target.closest && event.target.closest("#trainer")) flash.innerHTML = "";
   });
 
-  // What an attempt records besides the answers: time on task (from the mask being shown), the
-  // blanks revealed before submitting, hint panels opened. The server bounds and checks them.
+  // What an attempt records besides the answers and the revealed blanks: time on task (from the
+  // mask being shown) and hint panels opened. The server bounds and checks them.
   var shownAt = Date.now(), hintsOpened = 0;
   document.addEventListener("toggle", function (event) {
     if (event.target.matches && event.target.matches("details.hints") && event.target.open) hintsOpened++;
@@ -202,11 +204,6 @@
     if (!form.matches || !form.matches("form.drill")) return;
     hidden(form, "ms", String(Date.now() - shownAt));
     hidden(form, "hints", String(hintsOpened));
-    if (!form.querySelector("input[name=revealed][value=all]")) {
-      var keys = [];
-      form.querySelectorAll("input.blank.revealed").forEach(function (input) { keys.push(input.name); });
-      hidden(form, "revealed", keys.join(","));
-    }
     shownAt = Date.now();
   }, true);
 
