@@ -11,6 +11,7 @@ from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
 from .errors import UserError
 from .i18n import _
+from .keys import derived
 from .settings import Settings
 
 SESSION_COOKIE = "cc_teacher"
@@ -18,11 +19,13 @@ log = logging.getLogger("codecloze")
 
 
 class TeacherAuth:
-    def __init__(self, settings: Settings):
-        self.token = settings.teacher_token or secrets.token_urlsafe(24)
+    def __init__(self, settings: Settings, secret: str):
+        # Unset, the token is derived from the app's secret: every worker sharing it takes the
+        # same token, printed once at start-up.
+        self.token = settings.teacher_token or derived(secret, "teacher-login")
         self.generated = settings.teacher_token is None
         self.max_age = int(settings.session_hours * 3600)
-        self._signer = URLSafeTimedSerializer(settings.secret_key or secrets.token_hex(32), salt="teacher")
+        self._signer = URLSafeTimedSerializer(secret, salt="teacher")
         self._failures: dict[str, deque] = defaultdict(deque)
         self._per_minute = settings.login_attempts_per_minute
 

@@ -2,7 +2,9 @@
 import asyncio
 import gc
 import logging
+import multiprocessing
 import os
+import signal
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -20,7 +22,8 @@ from .db.legacy_files import import_files
 from .db.snippet_rows import SnippetRows
 from .execution import status_label
 from .head_requests import HeadAsGet
-from .memory.identity import Identity, app_secret
+from .keys import ConfigError, app_secret
+from .memory.identity import Identity
 from .memory.progress import utc_time
 from .routes import api, attempts, errors, health, home, me, review, teach, trainer
 from .strength_jobs import StrengthJobs
@@ -104,8 +107,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.store = store
     app.state.catalog = Catalog(rows, library)
     app.state.catalog.load()
-    app.state.auth = TeacherAuth(settings)
-    app.state.identity = Identity(app_secret(settings.secret_key, settings.data_dir))
+    secret = app_secret(settings.secret_key, settings.data_dir)
+    app.state.auth = TeacherAuth(settings, secret)
+    app.state.identity = Identity(secret)
     app.state.strength_jobs = StrengthJobs()
     app.state.sandbox = None
     app.state.templates = templates = make_templates()
@@ -133,6 +137,17 @@ def _default_app() -> FastAPI:
     except SnippetInvalid as err:
         # A broken snippet file stops start-up with its path, line and problem, not a traceback.
         raise SystemExit(f"codecloze: cannot start, a snippet file is invalid:\n{err}") from None
+    except ConfigError as err:
+        stop_supervisor()
+        raise SystemExit(f"codecloze: cannot start: {err}") from None
+
+
+def stop_supervisor() -> None:
+    """Under `uvicorn --workers`, a worker that cannot start would be restarted forever: ask the
+    supervisor to stop instead, so the operator sees the message once and a non-zero exit."""
+    parent = multiprocessing.parent_process()
+    if parent is not None and parent.pid:
+        os.kill(parent.pid, signal.SIGTERM)
 
 
 app = _default_app()

@@ -34,12 +34,12 @@ class Settings(BaseSettings):
 
     # Teachers: a fixed token from the operator, or one generated and logged at start-up.
     teacher_token: str | None = None
-    secret_key: str | None = None  # signs teacher sessions; random per process when unset
+    secret_key: str | None = None  # signs cookies and links; kept in the data dir when unset (app/keys.py)
     session_hours: float = 12.0
     login_attempts_per_minute: int = 5
 
-    db_busy_ms: int = 5000
-    sync_seconds: float = 0.5  # how often a worker takes the snippet changes other workers committed  # how long a write waits for a locked SQLite file before it is refused
+    db_busy_ms: int = 5000  # how long a write waits for a locked SQLite file before it is refused
+    sync_seconds: float = 0.5  # how often a worker takes the snippet changes other workers committed
 
     max_answer_chars: int = 2000
     max_form_bytes: int = 256 * 1024

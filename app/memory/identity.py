@@ -1,14 +1,11 @@
 """Who a learner is: a random id in a signed cookie, and a signed link to continue on another device.
 
 An id that is unsigned, tampered with or signed by another key is never trusted: the request
-gets a fresh id. The key is the app's secret (`CODECLOZE_SECRET_KEY`); when it is unset, one is
-generated once and kept in `<data dir>/secret_key` (mode 0600), so learners survive restarts.
+gets a fresh id. The key is the app's secret (app/keys.py), so learners survive restarts.
 """
-import os
 import secrets
 from datetime import datetime, timezone
 from functools import lru_cache
-from pathlib import Path
 
 from itsdangerous import BadSignature, Signer, URLSafeSerializer
 from sqlalchemy import insert, select, update
@@ -28,22 +25,6 @@ class Learner(str):
         self = super().__new__(cls, learner)
         self.cookie = cookie
         return self
-
-
-def app_secret(secret_key: str | None, data_dir: Path) -> str:
-    """The configured secret, else the one kept in the data dir (made on first start)."""
-    if secret_key:
-        return secret_key
-    path = data_dir / "secret_key"
-    try:
-        return path.read_text().strip()
-    except FileNotFoundError:
-        pass
-    key = secrets.token_urlsafe(32)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # EXCL: a racing worker's key wins
-    with os.fdopen(fd, "w") as out:
-        out.write(key)
-    return key
 
 
 class Identity:
