@@ -49,7 +49,8 @@ def test_a_span_index_is_the_same_token_whatever_the_kinds():
 
 
 # The third drill exactly as the seed course prints it (a fragment of the function: no `def`,
-# no q_start/q_end lines, no return); the other two print the bundled snippets' code.
+# no q_start/q_end lines, `return O` unindented at the end); the other two print the bundled
+# snippets' code.
 SEED_FLASH_FORWARD = """O = torch.zeros(N, d)
 l = torch.zeros(N, 1)
 m = torch.full((N, 1), float('-inf'))
@@ -75,18 +76,20 @@ for j in range(num_blocks):
 
         O[q_start:q_end] = o_i
         l[q_start:q_end] = l_new
-        m[q_start:q_end] = m_new"""
+        m[q_start:q_end] = m_new
+return O
+"""
 
 
 def test_eligible_counts_of_the_seed_drills():
     assert len(eligible_spans(SNIPPET_BY_ID["mlm-online-softmax"].code)) == 64
     assert len(eligible_spans(SNIPPET_BY_ID["mlm-blocked-attention"].code)) == 84
-    assert len(eligible_spans(SEED_FLASH_FORWARD)) == 138
+    assert len(eligible_spans(SEED_FLASH_FORWARD)) == 139
     assert len(eligible_spans(SNIPPET_BY_ID["mlm-flash-forward"].code)) == 162
-    # The completed function adds exactly the 24 eligible tokens of what the seed leaves out.
+    # The completed function adds exactly the 23 eligible tokens of what the seed leaves out.
     missing = "def flash_attention_forward(Q, K, V, block_size):\n    N, d = Q.shape\n" \
-              "    num_blocks = N // block_size\nq_start = i * block_size\nq_end = (i + 1) * block_size\nreturn O\n"
-    assert len(eligible_spans(missing)) == 24
+              "    num_blocks = N // block_size\nq_start = i * block_size\nq_end = (i + 1) * block_size\n"
+    assert len(eligible_spans(missing)) == 23
     # Before: brackets, commas, colons and dots too.
     assert len(candidate_spans(SNIPPET_BY_ID["mlm-flash-forward"].code)) == 254  # 76 blanks at 30 %
 
