@@ -13,7 +13,7 @@ from .db import migrate
 from .db.commit import GroupCommit, NotStored
 from .db.records import AttemptRecord  # noqa: F401 (re-exported)
 from .db.tables import attempts, metadata, responses, snippet_versions, snippets  # noqa: F401 (re-exported)
-from .memory.update import apply_attempts
+from .memory.update import apply_attempts, rate_question
 
 RATINGS = ("again", "hard", "good", "easy")
 ID_MAX = 2**63 - 1  # ids are random positive BIGINTs
@@ -64,16 +64,23 @@ class Store:
         self.engine.dispose()
 
     def rate_response(self, attempt_id: int, learner: str, question: int, rating: str) -> bool:
-        """Store the learner's own rating of a short answer; False if that answer is not theirs."""
+        """Store the learner's own rating of a short answer; False if that answer is not theirs.
+        The first rating also reviews the question's card; a changed mind is recorded, not
+        reviewed again (a card is reviewed once per answer)."""
         if not 0 < attempt_id <= ID_MAX:
             return False
         with self.engine.begin() as db:
             owner = db.execute(select(attempts.c.learner).where(attempts.c.id == attempt_id)).scalar()
             if owner != learner:
                 return False
-            done = db.execute(update(responses).where(
-                responses.c.attempt_id == attempt_id, responses.c.question == question).values(rating=rating))
-            return done.rowcount == 1
+            key = (responses.c.attempt_id == attempt_id, responses.c.question == question)
+            found = db.execute(select(responses.c.rating).where(*key)).first()
+            if found is None:
+                return False
+            db.execute(update(responses).where(*key).values(rating=rating))
+            if found.rating is None:
+                rate_question(db, attempt_id, learner, question, rating)
+            return True
 
     def attempts_of(self, learner: str, snippet_id: str | None = None, limit: int = 50) -> list[dict]:
         query = select(attempts).where(attempts.c.learner == learner)

@@ -112,6 +112,11 @@ def test_self_rating_of_a_question_reviews_its_own_card(client):
     soon = datetime.now(timezone.utc) + timedelta(minutes=2)
     assert card.due.replace(tzinfo=timezone.utc) < soon
     assert all(d["kind"] in ("code", "question") for d in due)
+    # A changed mind is recorded but does not review the card a second time.
+    assert client.post(f"/attempts/{attempt}/rating", data={"question": "1", "rating": "easy"}).status_code == 200
+    again = card_row(client, "ex5-flash-backward", "q1")
+    assert again.attempts == card.attempts and again.due == card.due
+    assert client.app.state.store.responses_of(attempt)[1]["rating"] == "easy"
 
 
 def test_incremental_memory_equals_a_replay_of_the_stored_history(client):

@@ -5,7 +5,6 @@ from fastapi.responses import Response
 from .. import deps
 from ..errors import UserError
 from ..i18n import _
-from ..memory.update import rate_question
 from ..store import RATINGS
 from ..submission import read_fields
 from ..templating import render
@@ -23,11 +22,8 @@ async def rate(request: Request, attempt_id: int) -> Response:
     question = whole_number(fields.get("question", "").strip(), 3)
     if question is None:
         raise UserError(422, _("缺少题号，或题号不是 0 到 999 之间的整数。"))
-    store, learner = deps.store(request), deps.learner_id(request)
-    if not store.rate_response(attempt_id, learner, question, rating):
+    if not deps.store(request).rate_response(attempt_id, deps.learner_id(request), question, rating):
         raise UserError(404, _("找不到这次作答，或它不属于你。"))
-    with store.engine.begin() as db:
-        rate_question(db, attempt_id, learner, question, rating)
     labels = {"again": _("重来"), "hard": _("困难"), "good": _("良好"), "easy": _("简单")}
     return render(request, "_rated.html", {"label": labels[rating]},
                   data={"attempt": attempt_id, "question": question, "rating": rating})
