@@ -9,6 +9,7 @@ from app.memory.state import TokenMemory
 from app.memory.versions import version_map
 from app.engine.mask import blank_count, random_mask
 from app.engine.tokens import candidate_spans, eligible_spans
+from app.db.snippet_rows import SnippetRows
 from app.store import AttemptRecord, Store
 from tests.helpers import input_names
 from tests.memory_helpers import SNIPPET, practise, token_rows
@@ -106,8 +107,16 @@ def test_version_map_keeps_tokens_whose_text_and_neighbours_are_unchanged():
     assert version_map(EDITED_V1, EDITED_V1) == {s.index: s.index for s in old}
 
 
+def toy(code: str) -> str:
+    """A snippet file whose drill code is `code`."""
+    return f"---\ntitle: Toy\nsummary: s\nlevel: 1\n---\n\n```python\n{code}```\n\n```python check\npass\n```\n"
+
+
 def test_an_edit_carries_memory_to_the_new_version(tmp_path):
     store = Store(f"sqlite:///{tmp_path / 'db.sqlite'}")
+    rows = SnippetRows(store.engine)  # every version served is archived: memory reads old code there
+    rows.keep_version("toy", "v1", toy(EDITED_V1))
+    rows.keep_version("toy", "v2", toy(EDITED_V2))
     try:
         def attempt(version, code, states):
             texts = {s.index: s.text for s in candidate_spans(code)}

@@ -4,8 +4,8 @@ from typing import NamedTuple
 
 from sqlalchemy import select
 
-from .tables import cards, tokens, versions
-from .versions import version_map
+from .tables import cards, tokens
+from .versions import stored_code, version_map
 
 
 def learner_cards(db, learner: str) -> list:
@@ -24,8 +24,7 @@ def token_memory(db, learner: str, snippet_id: str, version: str, code: str, car
     rows = _rows(db, learner, snippet_id, version)
     if rows or card_version in (None, version):
         return rows
-    old_code = db.execute(select(versions.c.code).where(
-        versions.c.snippet_id == snippet_id, versions.c.version == card_version)).scalar()
+    old_code = stored_code(db, snippet_id, card_version)
     if not old_code:
         return {}
     mapping = version_map(old_code, code)

@@ -6,7 +6,7 @@ from sqlalchemy import select
 from .progress import chart_svg, duration, heatmap_html, streak
 from .schedule import aware
 from .state import due_cards, learner_cards, token_memory
-from .tables import versions
+from .versions import stored_code
 
 DEFAULT_REVIEW_RATE = 15
 
@@ -32,7 +32,7 @@ def snippet_progress(db, learner: str, library, at: datetime) -> list[dict]:
         if card.item:
             continue
         snippet = library.get(card.snippet_id)
-        code = snippet.code if snippet else _stored_code(db, card.snippet_id, card.version)
+        code = snippet.code if snippet else stored_code(db, card.snippet_id, card.version)
         version = snippet.version if snippet else card.version
         memory = token_memory(db, learner, card.snippet_id, version, code or "", card.version)
         out.append({
@@ -45,11 +45,6 @@ def snippet_progress(db, learner: str, library, at: datetime) -> list[dict]:
         })
     out.sort(key=lambda s: s["title"])
     return out
-
-
-def _stored_code(db, snippet_id: str, version: str) -> str | None:
-    return db.execute(select(versions.c.code).where(versions.c.snippet_id == snippet_id,
-                                                    versions.c.version == version)).scalar()
 
 
 def end_of_today(now: datetime) -> datetime:

@@ -3,7 +3,7 @@
 State is kept per learner incrementally, in the transaction that writes each attempt batch: pages
 read a handful of rows and never rescan the attempt history.
 """
-from sqlalchemy import JSON, Column, DateTime, Float, Index, Integer, String, Table, Text
+from sqlalchemy import JSON, Column, DateTime, Float, Index, Integer, String, Table
 
 from ..db.tables import metadata
 
@@ -57,12 +57,4 @@ tokens = Table(
     Column("heat", Float, nullable=False, default=0.0),  # misses, decayed with HEAT_HALF_LIFE
     Column("heat_at", Float),
     Column("wrong", JSON(none_as_null=True)),  # the last few wrong answers given here; NULL: none (no decoding)
-)
-
-# The code of every version attempts were made on: version mapping needs the old tokens.
-versions = Table(
-    "memory_versions", metadata,
-    Column("snippet_id", String(64), primary_key=True),
-    Column("version", String(12), primary_key=True),
-    Column("code", Text, nullable=False),
 )

@@ -8,8 +8,8 @@ from ..engine.tokens import candidate_spans
 from ..db.tables import attempts
 from .record import RECALLED
 from .schedule import SELF_RATING, TOKEN_RATING, new_card, reviewed, snippet_rating, to_unix, token_card
-from .tables import cards, tokens, versions
-from .versions import version_map
+from .tables import cards, tokens
+from .versions import stored_code, version_map
 
 HEAT_HALF_LIFE_DAYS = 7.0
 WRONG_KEPT = 5
@@ -21,8 +21,6 @@ def apply_attempts(db, batch: list) -> None:
     """`batch`: (attempt id, AttemptRecord, time) as the store writes them."""
     for _attempt_id, record, at in batch:
         card = _card(db, record.learner, record.snippet_id, "")
-        if card is None or card.version != record.version:  # the version's code is stored by then
-            _remember_version(db, record.snippet_id, record.version, record.code)
         if card is not None and card.version != record.version:
             _carry_over(db, record, card.version)
         if not record.practice:
@@ -52,12 +50,6 @@ def _self_rating(db, learner: str, snippet_id: str, version: str, question: int,
             attempts=card.attempts + 1, recalls=card.recalls + 1, **values))
 
 
-def _remember_version(db, snippet_id: str, version: str, code: str) -> None:
-    if code and db.execute(select(versions.c.version).where(
-            versions.c.snippet_id == snippet_id, versions.c.version == version)).first() is None:
-        db.execute(insert(versions).values(snippet_id=snippet_id, version=version, code=code))
-
-
 def _card_key(learner: str, snippet_id: str, item: str):
     return cards.c.learner == learner, cards.c.snippet_id == snippet_id, cards.c.item == item
 
@@ -75,8 +67,7 @@ def _carry_over(db, record, old_version: str) -> None:
     key = _token_key(record.learner, record.snippet_id, record.version)
     if db.execute(select(tokens.c.span).where(key).limit(1)).first() is not None:
         return  # this version has memory of its own already
-    old_code = db.execute(select(versions.c.code).where(
-        versions.c.snippet_id == record.snippet_id, versions.c.version == old_version)).scalar()
+    old_code = stored_code(db, record.snippet_id, old_version)
     if not old_code or not record.code:
         return
     mapping = version_map(old_code, record.code)

@@ -9,7 +9,12 @@ import tokenize
 from difflib import SequenceMatcher
 from functools import lru_cache
 
+from sqlalchemy import select
+
+from ..db.tables import snippet_versions
 from ..engine.tokens import candidate_spans
+from ..snippets.errors import SnippetInvalid
+from ..snippets.parse import parse_snippet
 
 # Comments and blank lines are not neighbours; line ends and indentation are.
 _SKIPPED = {tokenize.NL, tokenize.COMMENT, tokenize.ENDMARKER}
@@ -49,3 +54,18 @@ def version_map(old_code: str, new_code: str) -> dict[int, int]:
             if left_ok and right_ok and old_index[a + k] >= 0 and new_index[b + k] >= 0:
                 mapping[old_index[a + k]] = new_index[b + k]
     return mapping
+
+
+def stored_code(db, snippet_id: str, version: str) -> str | None:
+    """The drill code of a version, from the archive of every version served."""
+    source = db.execute(select(snippet_versions.c.source).where(
+        snippet_versions.c.snippet_id == snippet_id, snippet_versions.c.version == version)).scalar()
+    return _code(snippet_id, source) if source else None
+
+
+@lru_cache(maxsize=256)
+def _code(snippet_id: str, source: str) -> str | None:
+    try:
+        return parse_snippet(source, snippet_id).code
+    except SnippetInvalid:
+        return None

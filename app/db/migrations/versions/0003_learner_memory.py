@@ -66,16 +66,10 @@ def upgrade() -> None:
         sa.Column("heat_at", sa.Float),
         sa.Column("wrong", sa.JSON),
     )
-    op.create_table(
-        "memory_versions",
-        sa.Column("snippet_id", sa.String(64), primary_key=True),
-        sa.Column("version", sa.String(12), primary_key=True),
-        sa.Column("code", sa.Text, nullable=False),
-    )
 
 
 def downgrade() -> None:
-    for table in ("memory_versions", "memory_tokens", "memory_cards", "learners"):
+    for table in ("memory_tokens", "memory_cards", "learners"):
         op.drop_table(table)
     with op.batch_alter_table("attempts") as batch:
         for column in ("practice", "seconds", "hints", "blanks", "kinds", "unit"):
