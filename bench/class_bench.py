@@ -10,7 +10,6 @@ every attempt row (what the counters replace) is timed too.
 """
 import argparse
 import random
-import statistics
 import sys
 import tempfile
 import time
@@ -33,6 +32,7 @@ from app.memory.record import attempt_record  # noqa: E402
 from app.memory.update import apply_attempts  # noqa: E402
 from app.settings import Settings  # noqa: E402
 from app.trainer import random_drill  # noqa: E402
+from bench.memory_bench import timed  # noqa: E402
 from tests.class_helpers import plain_figures  # noqa: E402
 from tests.teach_helpers import TOKEN  # noqa: E402
 
@@ -85,17 +85,6 @@ def _write(store, batch: list, memory: bool) -> None:
         if memory:
             apply_attempts(db, batch)
         count_attempts(db, batch, codes)
-
-
-def timed(call, requests: int) -> tuple[float, float]:
-    call()  # warm
-    times = []
-    for _ in range(requests):
-        began = time.perf_counter()
-        call()
-        times.append((time.perf_counter() - began) * 1000)
-    times.sort()
-    return statistics.median(times), times[max(0, int(len(times) * 0.99) - 1)]
 
 
 def main() -> None:

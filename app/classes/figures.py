@@ -11,7 +11,7 @@ ANSWERS_SHOWN = 5  # most common answers per blank
 
 @dataclass(frozen=True)
 class Scope:
-    """Which counters a page sums: one snippet version, one class (None: every class), UTC days."""
+    """Which counters a page sums: a snippet version, a class (None: every class), UTC days."""
     snippet_id: str
     version: str
     class_code: str | None = None
@@ -19,7 +19,12 @@ class Scope:
     end: str | None = None
 
     def where(self, table):
-        terms = [table.c.snippet_id == self.snippet_id, table.c.version == self.version]
+        """The counter rows in scope ("" snippet or version: any)."""
+        terms = []
+        if self.snippet_id:
+            terms.append(table.c.snippet_id == self.snippet_id)
+        if self.version:
+            terms.append(table.c.version == self.version)
         if self.class_code is not None:
             terms.append(table.c.class_code == self.class_code)
         if self.start:
@@ -64,40 +69,29 @@ def token_rates(db, scope: Scope) -> dict[int, tuple[int, int]]:
     return {span: (int(seen), int(missed)) for span, seen, missed in rows}
 
 
-def common_answers(db, scope: Scope, state: str) -> dict[tuple[int, int], list[tuple[str, int]]]:
-    """Per blank (first, last): its most common answers in `state`, with counts, most common first."""
+def common_answers(db, scope: Scope) -> dict[str, dict[tuple[int, int], list[tuple[str, int]]]]:
+    """Per state (wrong, accepted) and blank (first, last): its most common answers with counts,
+    most common first. One scan of the answer counters; the database keeps the top few."""
     total = func.sum(answers.c.count).label("n")
-    grouped = (select(answers.c.first, answers.c.last, answers.c.given, total)
-               .where(scope.where(answers), answers.c.state == state)
-               .group_by(answers.c.first, answers.c.last, answers.c.given).subquery())
-    rank = func.row_number().over(partition_by=(grouped.c.first, grouped.c.last),
+    keys = (answers.c.state, answers.c.first, answers.c.last)
+    grouped = (select(*keys, answers.c.given, total).where(scope.where(answers))
+               .group_by(*keys, answers.c.given).subquery())
+    rank = func.row_number().over(partition_by=(grouped.c.state, grouped.c.first, grouped.c.last),
                                   order_by=(desc(grouped.c.n), grouped.c.given)).label("rank")
     ranked = select(grouped, rank).subquery()
-    rows = db.execute(select(ranked.c.first, ranked.c.last, ranked.c.given, ranked.c.n)
+    rows = db.execute(select(ranked.c.state, ranked.c.first, ranked.c.last, ranked.c.given, ranked.c.n)
                       .where(ranked.c.rank <= ANSWERS_SHOWN).order_by(ranked.c.first, ranked.c.last, ranked.c.rank))
-    out: dict[tuple[int, int], list[tuple[str, int]]] = {}
-    for first, last, given, n in rows:
-        out.setdefault((first, last), []).append((given, int(n)))
+    out: dict[str, dict] = {"wrong": {}, "accepted": {}}
+    for state, first, last, given, n in rows:
+        out[state].setdefault((first, last), []).append((given, int(n)))
     return out
 
 
 def per_learner(db, scope: Scope) -> dict[str, dict]:
-    """Per learner: attempts and mean accuracy (the scope's version; any version when it is "")."""
-    where = scope.where(activity) if scope.version else _any_version(scope)
+    """Per learner: attempts and mean accuracy."""
     rows = db.execute(select(activity.c.learner, func.sum(activity.c.attempts), func.sum(activity.c.recalls),
-                             func.sum(activity.c.accuracy)).where(where).group_by(activity.c.learner))
+                             func.sum(activity.c.accuracy)).where(scope.where(activity)).group_by(activity.c.learner))
     return {learner: {"attempts": int(n), "accuracy": mean(acc, int(r))} for learner, n, r, acc in rows}
-
-
-def _any_version(scope: Scope):
-    terms = [activity.c.class_code == scope.class_code]
-    if scope.snippet_id:
-        terms.append(activity.c.snippet_id == scope.snippet_id)
-    if scope.start:
-        terms.append(activity.c.day >= scope.start)
-    if scope.end:
-        terms.append(activity.c.day <= scope.end)
-    return and_(*terms)
 
 
 def versions_practised(db, snippet_id: str) -> list[str]:

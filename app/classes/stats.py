@@ -14,7 +14,8 @@ MISS_EDGES = (0.1, 0.25, 0.5, 0.75)  # miss rate → heat level 1–5
 
 def snippet_stats(db, snippet, scope: Scope, at: datetime) -> dict:
     rates = token_rates(db, scope)
-    wrong, accepted = common_answers(db, scope, "wrong"), common_answers(db, scope, "accepted")
+    given = common_answers(db, scope)
+    wrong, accepted = given["wrong"], given["accepted"]
     history = alternatives.history(db, scope.snippet_id, scope.version)
     in_force = {(a["first"], a["last"], a["text"]): a["id"] for a in history if a["withdrawn_at"] is None}
     days = by_day(db, scope)
