@@ -155,6 +155,9 @@ def test_an_accepted_alternative_counts_as_right_until_it_is_withdrawn(app):
                       follow_redirects=False).status_code == 303
     assert tutor.post(f"/teach/stats/{SNIPPET}/alternatives/{shown['id']}/withdraw", data={"csrf": csrf}
                       ).status_code == 404
+    for unknown in ("99999999999", "x", "-1"):
+        assert tutor.post(f"/teach/stats/{SNIPPET}/alternatives/{unknown}/withdraw", data={"csrf": csrf}
+                          ).status_code == 404, unknown
     assert states(submit(pupil, 5, {key: "alt_name"}))[key] == "wrong"
     [gone] = stats(tutor)["alternatives"]
     assert gone["withdrawn_by"] == "王老师" and gone["withdrawn_at"]
@@ -198,3 +201,4 @@ def test_the_api_returns_the_page_figures_with_the_bearer_token(app):
     response = api.get(f"/api/snippets/{SNIPPET}/stats?from=2026-02-30", headers=BEARER)
     assert response.status_code == 422 and "YYYY-MM-DD" in response.text
     assert api.get(f"/api/snippets/{SNIPPET}/stats?class=zz", headers=BEARER).status_code == 404
+

@@ -55,11 +55,12 @@ async def accept(request: Request, snippet_id: str) -> Response:
 
 
 @router.post("/teach/stats/{snippet_id}/alternatives/{alternative_id}/withdraw")
-async def withdraw(request: Request, snippet_id: str, alternative_id: int) -> Response:
+async def withdraw(request: Request, snippet_id: str, alternative_id: str) -> Response:
     fields = await deps.teacher_form(request)
     session = deps.teacher_session(request)
     with deps.store(request).engine.begin() as db:
-        if not alternatives.withdraw(db, snippet_id, alternative_id, teacher_label(session)):
+        known = alternative_id.isascii() and alternative_id.isdigit() and len(alternative_id) < 10
+        if not known or not alternatives.withdraw(db, snippet_id, int(alternative_id), teacher_label(session)):
             raise UserError(404, _("没有这个生效中的替代答案（可能已经撤回）。"))
     return _back(fields)
 
@@ -73,7 +74,7 @@ def _version(request: Request, snippet_id: str, version: str):
 
 def _blank(snippet, first: str, last: str) -> tuple[int, int]:
     """A (first, last) candidate range that is a blank this version can have."""
-    if not (first.isdigit() and last.isdigit() and len(first) < 6 and len(last) < 6):
+    if not all(n.isascii() and n.isdigit() and len(n) < 6 for n in (first, last)):
         raise UserError(422, _("空的位置不对。"))
     where = (int(first), int(last))
     if not where[0] <= where[1] < len(candidate_spans(snippet.code)):
