@@ -76,8 +76,10 @@ def common_answers(db, scope: Scope) -> dict[str, dict[tuple[int, int], list[tup
     keys = (answers.c.state, answers.c.first, answers.c.last)
     grouped = (select(*keys, answers.c.given, total).where(scope.where(answers))
                .group_by(*keys, answers.c.given).subquery())
+    # Ties in byte order: PostgreSQL's locale-aware order made this sort 90 % of the page's time.
+    given = grouped.c.given.collate("C") if db.dialect.name == "postgresql" else grouped.c.given
     rank = func.row_number().over(partition_by=(grouped.c.state, grouped.c.first, grouped.c.last),
-                                  order_by=(desc(grouped.c.n), grouped.c.given)).label("rank")
+                                  order_by=(desc(grouped.c.n), given)).label("rank")
     ranked = select(grouped, rank).subquery()
     rows = db.execute(select(ranked.c.state, ranked.c.first, ranked.c.last, ranked.c.given, ranked.c.n)
                       .where(ranked.c.rank <= ANSWERS_SHOWN).order_by(ranked.c.first, ranked.c.last, ranked.c.rank))

@@ -47,6 +47,9 @@ answers = Table(
     Column("state", String(8), primary_key=True),  # wrong | accepted
     Column("given", String(200), primary_key=True),
     Column("count", Integer, nullable=False),
+    # Covering, in the order the page groups by: the answers are summed without a sort.
+    Index("ix_class_answers_blank", "snippet_id", "version", "class_code", "state", "first", "last", "given", "day",
+          "count"),
 )
 
 # Answers a teacher accepted for token match on one blank of one snippet version.

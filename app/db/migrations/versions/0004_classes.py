@@ -53,6 +53,8 @@ def upgrade() -> None:
         sa.Column("given", sa.String(200), primary_key=True),
         sa.Column("count", sa.Integer, nullable=False),
     )
+    op.create_index("ix_class_answers_blank", "class_answers",
+                    ["snippet_id", "version", "class_code", "state", "first", "last", "given", "day", "count"])
     op.create_table(
         "alternatives",
         sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
@@ -71,6 +73,7 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_index("ix_alternatives_version", "alternatives")
+    op.drop_index("ix_class_answers_blank", "class_answers")
     for table in ("alternatives", "class_answers", "class_spans", "class_activity", "classes"):
         op.drop_table(table)
     op.drop_index("ix_attempts_class", "attempts")
