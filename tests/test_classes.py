@@ -57,6 +57,7 @@ def test_a_learner_joins_with_a_code_and_attempts_keep_the_class_of_their_time(a
     assert pupil.get("/me", headers=JSON).json()["learner"]["class_code"] is None  # the link alone changes nothing
     refused = pupil.post("/join/cs-101", headers={"origin": "https://evil.example"})
     assert refused.status_code == 403 and "本站" in refused.text
+    assert pupil.get("/me", headers=JSON).json()["learner"]["class_code"] is None
     assert pupil.post("/join/cs-101", follow_redirects=False).status_code == 303
     assert pupil.get("/me", headers=JSON).json()["learner"]["class_code"] == "cs-101"
     submit(pupil, seed=1)
@@ -202,3 +203,18 @@ def test_the_api_returns_the_page_figures_with_the_bearer_token(app):
     assert response.status_code == 422 and "YYYY-MM-DD" in response.text
     assert api.get(f"/api/snippets/{SNIPPET}/stats?class=zz", headers=BEARER).status_code == 404
 
+
+
+def test_without_a_name_at_login_the_session_is_recorded_by_a_short_id(app):
+    assert TestClient(app).post("/teach/login", data={"token": TOKEN, "name": "名" * 41}).status_code == 422
+    tutor, csrf = teacher(app, name="")
+    version = app.state.library.get(SNIPPET).version
+    assert tutor.post(f"/teach/stats/{SNIPPET}/alternatives", data={
+        "csrf": csrf, "version": version, "first": "2", "last": "2", "text": "y"}, follow_redirects=False
+    ).status_code == 303
+    [shown] = stats(tutor)["alternatives"]
+    label = shown["accepted_by"]
+    assert label.startswith("教师 ") and len(label) == len("教师 ") + 6
+    other, other_csrf = teacher(app, name="")
+    make_class(other, other_csrf, "z")
+    assert [c["created_by"] for c in other.get("/teach/classes", headers=JSON).json()["classes"]] != [label]
