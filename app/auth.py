@@ -47,8 +47,9 @@ class TeacherAuth:
     def failed(self, client: str) -> None:
         self._failures[client].append(time.monotonic())
 
-    def start_session(self, response: Response, secure: bool) -> None:
-        value = self._signer.dumps({"csrf": secrets.token_urlsafe(16)})
+    def start_session(self, response: Response, secure: bool, name: str = "") -> None:
+        # `sid` and the optional name say which teacher did what (they share one token).
+        value = self._signer.dumps({"csrf": secrets.token_urlsafe(16), "sid": secrets.token_hex(3), "name": name})
         # The cookie outlives the signature so an expired session can say so, not just vanish.
         response.set_cookie(SESSION_COOKIE, value, max_age=self.max_age + 86400, httponly=True, samesite="strict",
                             secure=secure, path="/")
@@ -68,3 +69,8 @@ class TeacherAuth:
     def bearer_ok(self, request: Request) -> bool:
         scheme, _sep, value = request.headers.get("authorization", "").partition(" ")
         return scheme.lower() == "bearer" and bool(value) and self.token_matches(value.strip())
+
+
+def teacher_label(session: dict) -> str:
+    """Who did it, as pages show it: the name given at login, else "教师" and the session's short id."""
+    return session.get("name") or _("教师 %(sid)s", sid=session.get("sid") or session["csrf"][:6])

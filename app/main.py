@@ -25,7 +25,7 @@ from .head_requests import HeadAsGet
 from .keys import ConfigError, app_secret
 from .memory.identity import Identity
 from .memory.progress import utc_time
-from .routes import api, attempts, errors, health, home, me, review, teach, trainer
+from .routes import api, attempts, classes, errors, health, home, me, review, teach, trainer
 from .strength_jobs import StrengthJobs
 from .settings import PROJECT_DIR, Settings
 from .snippets.errors import SnippetInvalid
@@ -124,7 +124,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_api_route("/highlight.css", lambda: Response(highlight_css, media_type="text/css",
                                                         headers={"Cache-Control": "public, max-age=86400"}),
                       include_in_schema=False)
-    for module in (home, trainer, review, me, attempts, teach, api, health):
+    for module in (home, trainer, review, me, attempts, teach, classes, api, health):
         app.include_router(module.router)
     errors.install(app)
     app.add_middleware(HeadAsGet)

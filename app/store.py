@@ -13,6 +13,7 @@ from .db import migrate
 from .db.commit import GroupCommit, NotStored
 from .db.records import AttemptRecord  # noqa: F401 (re-exported)
 from .db.tables import attempts, metadata, responses, snippet_versions, snippets  # noqa: F401 (re-exported)
+from .classes.counts import class_codes, count_attempts
 from .memory.update import apply_attempts, rate_question
 
 RATINGS = ("again", "hard", "good", "easy")
@@ -47,17 +48,23 @@ class Store:
         return attempt_id
 
     def _write_attempts(self, batch: list) -> None:
+        with self.engine.begin() as db:
+            codes = class_codes(db, (r.learner for _, r, _ in batch))  # the class at the time of writing
+            self._insert_attempts(db, batch, codes)
+            apply_attempts(db, batch)  # learner memory, in the same transaction
+            count_attempts(db, batch, codes)  # class counters too
+
+    def _insert_attempts(self, db, batch: list, codes: dict[str, str]) -> None:
         rows = [{"id": i, "learner": r.learner, "snippet_id": r.snippet_id, "version": r.version, "mode": r.mode,
                  "rate": r.rate, "seed": r.seed, "correct": sum(r.results.values()), "total": len(r.results),
                  "outcome": r.outcome, "results": r.results, "created_at": at, "unit": r.unit, "kinds": r.kinds,
-                 "blanks": list(r.blanks), "hints": r.hints, "seconds": r.seconds, "practice": r.practice}
+                 "blanks": list(r.blanks), "hints": r.hints, "seconds": r.seconds, "practice": r.practice,
+                 "class_code": codes.get(r.learner) or None}
                 for i, r, at in batch]
         answers = [{"attempt_id": i, "question": q, "text": t} for i, r, _ in batch for q, t in (r.answers or {}).items()]
-        with self.engine.begin() as db:
-            db.execute(insert(attempts), rows)
-            if answers:
-                db.execute(insert(responses), answers)
-            apply_attempts(db, batch)  # learner memory, in the same transaction
+        db.execute(insert(attempts), rows)
+        if answers:
+            db.execute(insert(responses), answers)
 
     def close(self) -> None:
         self.writer.close()

@@ -78,8 +78,8 @@ def test_export_is_my_attempts_as_csv(client):
 
 def test_export_defuses_formula_cells(client):
     practise(client, seed=1, wrong=1)
-    from app.memory.export import _cell
-    assert _cell("=cmd()") == "'=cmd()" and _cell("x") == "x" and _cell(None) == ""
+    from app.memory.export import csv_cell
+    assert csv_cell("=cmd()") == "'=cmd()" and csv_cell("x") == "x" and csv_cell(None) == ""
 
 
 def test_deleting_history_needs_confirmation_and_removes_everything(client):
@@ -95,12 +95,15 @@ def test_deleting_history_needs_confirmation_and_removes_everything(client):
 
 
 def test_profile_name_and_class_code(client):
+    from app.classes import roster
+    with client.app.state.store.engine.begin() as db:
+        roster.create(db, "cs-101", None, "教师")
     assert client.post("/me/profile", data={"name": " 小  明 ", "class_code": "cs-101"},
                        follow_redirects=False).status_code == 303
     data = client.get("/me", headers={"accept": "application/json"}).json()
     assert data["learner"] == {"name": "小 明", "class_code": "cs-101"}
     assert "我的进度 · 小 明" in client.get("/me").text
-    for bad in ({"name": "x" * 41}, {"class_code": "a b"}, {"class_code": "<script>"}):
+    for bad in ({"name": "x" * 41}, {"class_code": "a b"}, {"class_code": "<script>"}, {"class_code": "cs-999"}):
         response = client.post("/me/profile", data=bad)
         assert response.status_code == 422, bad
     assert client.get("/me", headers={"accept": "application/json"}).json()["learner"]["name"] == "小 明"

@@ -1,6 +1,6 @@
 """The tables, as the code reads and writes them (the migrations create them)."""
-from sqlalchemy import (JSON, BigInteger, Boolean, Column, DateTime, Float, Integer, MetaData, String, Table, Text,
-                        UniqueConstraint)
+from sqlalchemy import (JSON, BigInteger, Boolean, Column, DateTime, Float, Index, Integer, MetaData, String, Table,
+                        Text, UniqueConstraint)
 
 metadata = MetaData()
 
@@ -24,6 +24,8 @@ attempts = Table(
     Column("seconds", Float),  # time on task as the page measured it, when plausible
     Column("practice", Boolean, nullable=False, default=False),  # made after "reveal all": no recall
     Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("class_code", String(32)),  # the learner's class when the attempt was written
+    Index("ix_attempts_class", "class_code", "created_at"),
 )
 
 responses = Table(

@@ -18,11 +18,11 @@ def attempts_csv(db, learner: str) -> str:
     query = select(*(attempts.c[c] for c in COLUMNS)).where(attempts.c.learner == learner).order_by(
         attempts.c.created_at)
     for row in db.execute(query):
-        writer.writerow(_cell(v) for v in row)
+        writer.writerow(csv_cell(v) for v in row)
     return out.getvalue()
 
 
-def _cell(value) -> str:
+def csv_cell(value) -> str:
     if value is None:
         return ""
     text = json.dumps(value, ensure_ascii=False) if isinstance(value, (list, dict)) else str(value)

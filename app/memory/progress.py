@@ -21,17 +21,19 @@ def streak(days: list[str], today: date) -> int:
     return count
 
 
-def chart_svg(history: list[list[float]]) -> Markup:
-    """Accuracy per recall attempt, oldest first, as a small inline SVG (no script, no library)."""
+def chart_svg(history: list[list[float]], label: str | None = None, when=None) -> Markup:
+    """Accuracy per recall attempt, oldest first, as a small inline SVG (no script, no library);
+    `label` and `when` (a point's time as text) for other series, e.g. a class's days."""
+    when = when or _when
     if not history:
         return Markup("")
     n = len(history)
     points = [((i / (n - 1) if n > 1 else 0.5) * CHART_W, CHART_H - acc * CHART_H, t, acc)
               for i, (t, acc) in enumerate(history)]
     line = " ".join(f"{x:.1f},{y:.1f}" for x, y, _t, _a in points)
-    dots = "".join(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2.5"><title>{_when(t)} · {acc:.0%}</title></circle>'
+    dots = "".join(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2.5"><title>{when(t)} · {acc:.0%}</title></circle>'
                    for x, y, t, acc in points)
-    label = html.escape(_("正确率变化：%(n)s 次，最近 %(last)s", n=n, last=f"{history[-1][1]:.0%}"))
+    label = html.escape(label or _("正确率变化：%(n)s 次，最近 %(last)s", n=n, last=f"{history[-1][1]:.0%}"))
     return Markup(f'<svg class="chart" viewBox="{-LABEL_W} -6 {CHART_W + LABEL_W + 6} {CHART_H + 12}" role="img"'
                   f' aria-label="{label}"><text x="-6" y="4">100%</text><text x="-6" y="{CHART_H + 4}">0%</text>'
                   f'<line class="axis" x1="0" y1="{CHART_H}" x2="{CHART_W}" y2="{CHART_H}"/>'
@@ -58,16 +60,24 @@ def heat_level(row, at: datetime) -> int:
 def heatmap_html(code: str, memory: dict, at: datetime) -> Markup:
     """The code with every eligible token coloured by how often and how recently it was missed;
     hover or focus shows the wrong answers given there."""
+    def mark(span):
+        row = memory.get(span.index)
+        return heat_level(row, at), row is not None and _tip(row)
+    return coloured_code(code, mark)
+
+
+def coloured_code(code: str, mark) -> Markup:
+    """The code with every eligible token in a heat class; `mark(span)` gives (level 0–5, tip or
+    None). A token with a tip can be focused to show it."""
     out, pos = [], 0
     for span in eligible_spans(code):
         out.append(html.escape(code[pos:span.start]))
-        row = memory.get(span.index)
-        level = heat_level(row, at)
+        level, tip = mark(span)
         text = html.escape(span.text)
-        if level == 0:
-            out.append(f'<span class="tok h0">{text}</span>')
+        if not tip:
+            out.append(f'<span class="tok h{level}">{text}</span>')
         else:
-            tip = html.escape(_tip(row), quote=True)
+            tip = html.escape(tip, quote=True)
             out.append(f'<span class="tok h{level}" tabindex="0" data-tip="{tip}" aria-label="{text}: {tip}">'
                        f'{text}</span>')
         pos = span.end

@@ -6,6 +6,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
 from .. import deps
+from ..classes import roster
 from ..errors import UserError
 from ..i18n import _
 from ..memory import forget, identity
@@ -65,6 +66,8 @@ async def save_profile(request: Request) -> Response:
         raise UserError(422, _("班级代码只能由字母、数字和 - 组成，最多 32 个字符。"))
     learner = deps.learner_id(request)
     with deps.store(request).engine.begin() as db:
+        if code and not roster.exists(db, code):
+            raise UserError(422, _("没有班级代码 “%(code)s”。请向老师确认。", code=code))
         identity.save_profile(db, learner, name=name or None, class_code=code or None)
     return deps.remember_learner(_back(request), learner)
 

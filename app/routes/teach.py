@@ -53,18 +53,20 @@ async def login_page(request: Request, token: str | None = None) -> Response:
 @router.post("/login")
 async def login(request: Request) -> Response:
     fields = await read_fields(request, 4096)
-    return _login(request, fields.get("token", ""))
+    return _login(request, fields.get("token", ""), " ".join(fields.get("name", "").split()))
 
 
-def _login(request: Request, token: str) -> Response:
+def _login(request: Request, token: str, name: str = "") -> Response:
     auth = deps.auth(request)
     client = request.client.host if request.client else "?"
     auth.check_rate(client)
+    if len(name) > 40 or not name.isprintable():
+        raise UserError(422, _("名字最多 40 个字符。"))
     if not auth.token_matches(token.strip()):
         auth.failed(client)
         return _page(request, "login.html", status=401, error=_("令牌不正确。"))
     response = RedirectResponse("/teach", status_code=303)
-    auth.start_session(response, secure=request.url.scheme == "https")
+    auth.start_session(response, secure=request.url.scheme == "https", name=name)
     return response
 
 

@@ -5,6 +5,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
 from .. import deps
+from ..classes.alternatives import rescored
 from ..engine.mask import new_seed
 from ..engine.score import score, splice
 from ..engine.tokens import DEFAULT_KINDS
@@ -116,7 +117,8 @@ async def _grade(request: Request, drill: Drill, fields: dict[str, str]) -> Resp
     answers = answers_for(drill.holes, fields, settings.max_answer_chars)
     revealed = revealed_keys(drill.holes, fields)
     responses = _responses(drill, fields, settings.max_answer_chars * 5)
-    verdicts = score(list(drill.holes), answers, revealed)
+    verdicts = rescored(deps.store(request).engine, drill.snippet, drill.holes,
+                        score(list(drill.holes), answers, revealed))  # a teacher's accepted alternatives
     sandbox = request.app.state.sandbox
     # Code with an empty blank cannot be right and would only fail to parse: it is not run.
     runnable = sandbox is not None and all(a.strip() for a in answers.values())

@@ -1,0 +1,78 @@
+"""Class counters, kept up to date inside the transaction that writes each batch of attempts."""
+from collections import defaultdict
+
+from sqlalchemy import select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+from ..memory.record import RECALLED
+from ..memory.tables import learners
+from .tables import activity, answers, spans
+
+GIVEN_KEPT = 200  # characters of a wrong answer that are counted (longer ones are cut)
+KEY = ("snippet_id", "version", "class_code", "day")
+
+
+def class_codes(db, learner_ids) -> dict[str, str]:
+    """Each learner's class as their profile says now ("" when none)."""
+    ids = sorted(set(learner_ids))
+    if not ids:
+        return {}
+    rows = db.execute(select(learners.c.id, learners.c.class_code).where(learners.c.id.in_(ids)))
+    return {r.id: r.class_code or "" for r in rows}
+
+
+def blank_range(entry: dict) -> tuple[int, int] | None:
+    """A blank's first and last candidate index (span index or [first, last])."""
+    span = entry.get("span")
+    if span is None:
+        return None
+    return (span, span) if isinstance(span, int) else (span[0], span[1])
+
+
+def count_attempts(db, batch: list, codes: dict[str, str]) -> None:
+    """Add `batch` ((attempt id, AttemptRecord, time) as the store writes them) to the counters."""
+    days: dict[tuple, list] = defaultdict(lambda: [0, 0, 0.0])
+    tokens: dict[tuple, list] = defaultdict(lambda: [0, 0])
+    given: dict[tuple, list] = defaultdict(lambda: [0])
+    for _id, record, at in batch:
+        key = (record.snippet_id, record.version, codes.get(record.learner, ""), at.date().isoformat())
+        row = days[key + (record.learner,)]
+        row[0] += 1
+        states = [b["state"] for b in record.blanks]
+        if record.practice or not states:
+            continue  # practice after "reveal all" tests no recall
+        row[1] += 1
+        row[2] += sum(s in RECALLED for s in states) / len(states)
+        for entry in record.blanks:
+            _count_blank(key, entry, tokens, given)
+    _add(db, activity, ("learner",), ("attempts", "recalls", "accuracy"), days)
+    _add(db, spans, ("span",), ("seen", "missed"), tokens)
+    _add(db, answers, ("first", "last", "state", "given"), ("count",), given)
+
+
+def _count_blank(key: tuple, entry: dict, tokens: dict, given: dict) -> None:
+    where = blank_range(entry)
+    if where is None:
+        return
+    missed = entry["state"] not in RECALLED
+    for span in range(where[0], where[1] + 1):
+        counts = tokens[key + (span,)]
+        counts[0] += 1
+        counts[1] += missed
+    text = entry.get("given", "").strip()
+    if entry["state"] in ("wrong", "accepted") and text:
+        given[key + (where[0], where[1], entry["state"], text[:GIVEN_KEPT])][0] += 1
+
+
+def _add(db, table, extra: tuple[str, ...], values: tuple[str, ...], counts: dict) -> None:
+    """Insert or add to the counter rows, in key order (concurrent writers lock rows in one order)."""
+    if not counts:
+        return
+    names = KEY + extra
+    rows = [{**dict(zip(names, key)), **dict(zip(values, counts[key]))} for key in sorted(counts)]
+    insert = pg_insert if db.dialect.name == "postgresql" else sqlite_insert
+    statement = insert(table)
+    statement = statement.on_conflict_do_update(
+        index_elements=list(names), set_={v: table.c[v] + statement.excluded[v] for v in values})
+    db.execute(statement, rows)

@@ -1,0 +1,61 @@
+"""A class's attempts as CSV, one row per blank, streamed (an export may hold every attempt)."""
+import csv
+import io
+import json
+from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
+
+from sqlalchemy import select
+
+from ..db.tables import attempts
+from ..memory.export import csv_cell
+from ..memory.tables import learners
+from .roster import short_id
+
+COLUMNS = ("attempt", "created_at", "learner", "name", "class_code", "snippet_id", "version", "mode", "unit",
+           "outcome", "practice", "blank", "span", "expected", "given", "state")
+BATCH = 1000
+
+
+def class_csv(engine, code: str, start: str | None = None, end: str | None = None,
+              snippet_id: str | None = None) -> Iterator[str]:
+    """The CSV text in pieces: the header, then a piece per batch of attempts."""
+    yield _line(COLUMNS)
+    query = (select(attempts.c.id, attempts.c.created_at, attempts.c.learner, learners.c.name,
+                    attempts.c.class_code, attempts.c.snippet_id, attempts.c.version, attempts.c.mode,
+                    attempts.c.unit, attempts.c.outcome, attempts.c.practice, attempts.c.blanks)
+             .outerjoin(learners, learners.c.id == attempts.c.learner)
+             .where(attempts.c.class_code == code).order_by(attempts.c.created_at, attempts.c.id))
+    if start:
+        query = query.where(attempts.c.created_at >= _day_start(start))
+    if end:
+        query = query.where(attempts.c.created_at < _day_after(end))
+    if snippet_id:
+        query = query.where(attempts.c.snippet_id == snippet_id)
+    with engine.connect() as db:
+        result = db.execution_options(yield_per=BATCH).execute(query)
+        for rows in result.partitions():
+            yield "".join(_line(cells) for row in rows for cells in _blank_rows(row))
+
+
+def _blank_rows(row) -> Iterator[tuple]:
+    head = (row.id, row.created_at.isoformat(), short_id(row.learner), row.name, row.class_code, row.snippet_id,
+            row.version, row.mode, row.unit, row.outcome, row.practice)
+    for blank in row.blanks or ():
+        span = blank.get("span")
+        yield head + (blank.get("key"), json.dumps(span) if isinstance(span, list) else span,
+                      blank.get("expected"), blank.get("given"), blank.get("state"))
+
+
+def _line(cells) -> str:
+    out = io.StringIO()
+    csv.writer(out).writerow(csv_cell(c) for c in cells)
+    return out.getvalue()
+
+
+def _day_start(day: str) -> datetime:
+    return datetime.fromisoformat(day).replace(tzinfo=timezone.utc)
+
+
+def _day_after(day: str) -> datetime:
+    return _day_start(day) + timedelta(days=1)

@@ -1,0 +1,77 @@
+"""Class codes and their learners: create, look up, join, and the per-learner table."""
+import hashlib
+import re
+import secrets
+from datetime import datetime, timezone
+
+from sqlalchemy import func, insert, select
+
+from ..memory.tables import cards, learners
+from .figures import Scope, per_learner
+from .tables import activity, classes
+
+CODE = re.compile(r"^[A-Za-z0-9-]{1,32}$")
+CODE_LETTERS = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I/L to misread on a board
+NAME_MAX = 60
+
+
+def new_code() -> str:
+    return "".join(secrets.choice(CODE_LETTERS) for _ in range(6))
+
+
+def short_id(learner: str) -> str:
+    """An anonymous label for a learner without a display name (not their id, which signs in)."""
+    return "#" + hashlib.sha256(learner.encode()).hexdigest()[:6]
+
+
+def exists(db, code: str) -> bool:
+    return db.execute(select(classes.c.code).where(classes.c.code == code)).first() is not None
+
+
+def create(db, code: str, name: str | None, who: str) -> None:
+    db.execute(insert(classes).values(code=code, name=name, created_by=who, created_at=datetime.now(timezone.utc)))
+
+
+def all_classes(db) -> list[dict]:
+    """Every class, newest first, with how many learners are in it now."""
+    members = (select(learners.c.class_code, func.count().label("n")).group_by(learners.c.class_code).subquery())
+    rows = db.execute(select(classes, func.coalesce(members.c.n, 0).label("members"))
+                      .outerjoin(members, members.c.class_code == classes.c.code)
+                      .order_by(classes.c.created_at.desc()))
+    return [dict(r._mapping) for r in rows]
+
+
+def one(db, code: str) -> dict | None:
+    row = db.execute(select(classes).where(classes.c.code == code)).first()
+    return dict(row._mapping) if row else None
+
+
+def roster(db, scope: Scope, at: datetime) -> list[dict]:
+    """Each learner in the class now or with attempts in it: name (or short id), attempts, accuracy, due."""
+    figures = per_learner(db, scope)
+    ids = set(figures) | set(db.execute(select(learners.c.id).where(learners.c.class_code == scope.class_code))
+                             .scalars())
+    if not ids:
+        return []
+    names = dict(db.execute(select(learners.c.id, learners.c.name).where(learners.c.id.in_(ids))).all())
+    due = _due_counts(db, ids, at, scope.snippet_id)
+    out = [{"learner": short_id(i), "name": names.get(i), "attempts": figures.get(i, {}).get("attempts", 0),
+            "accuracy": figures.get(i, {}).get("accuracy"), "due": due.get(i, 0)} for i in ids]
+    out.sort(key=lambda r: (-r["attempts"], r["name"] or "~", r["learner"]))
+    return out
+
+
+def _due_counts(db, ids: set[str], at: datetime, snippet_id: str) -> dict[str, int]:
+    terms = [cards.c.learner.in_(sorted(ids)), cards.c.due <= at]
+    if snippet_id:
+        terms.append(cards.c.snippet_id == snippet_id)
+    rows = db.execute(select(cards.c.learner, func.count()).where(*terms).group_by(cards.c.learner))
+    return {learner: int(n) for learner, n in rows}
+
+
+def snippets_practised(db, code: str) -> list[str]:
+    rows = db.execute(select(activity.c.snippet_id).where(activity.c.class_code == code)
+                      .group_by(activity.c.snippet_id).order_by(activity.c.snippet_id))
+    return list(rows.scalars())
+
+

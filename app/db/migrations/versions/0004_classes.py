@@ -1,0 +1,81 @@
+"""Classes: codes teachers hand out, the class an attempt was made in, class counters, alternatives.
+
+Revision ID: 0004
+Revises: 0003
+Create Date: 2026-12-01
+"""
+from alembic import op
+import sqlalchemy as sa
+
+revision = "0004"
+down_revision = "0003"
+branch_labels = None
+depends_on = None
+
+
+
+def _key() -> list[sa.Column]:
+    return [sa.Column("snippet_id", sa.String(64), primary_key=True),
+            sa.Column("version", sa.String(12), primary_key=True),
+            sa.Column("class_code", sa.String(32), primary_key=True),
+            sa.Column("day", sa.String(10), primary_key=True)]
+
+
+def upgrade() -> None:
+    with op.batch_alter_table("attempts") as batch:
+        batch.add_column(sa.Column("class_code", sa.String(32)))
+    op.create_index("ix_attempts_class", "attempts", ["class_code", "created_at"])
+    op.create_table(
+        "classes",
+        sa.Column("code", sa.String(32), primary_key=True),
+        sa.Column("name", sa.String(60)),
+        sa.Column("created_by", sa.String(60), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    )
+    op.create_table(
+        "class_activity", *_key(),
+        sa.Column("learner", sa.String(64), primary_key=True),
+        sa.Column("attempts", sa.Integer, nullable=False),
+        sa.Column("recalls", sa.Integer, nullable=False),
+        sa.Column("accuracy", sa.Float, nullable=False),
+    )
+    op.create_table(
+        "class_spans", *_key(),
+        sa.Column("span", sa.Integer, primary_key=True),
+        sa.Column("seen", sa.Integer, nullable=False),
+        sa.Column("missed", sa.Integer, nullable=False),
+    )
+    op.create_table(
+        "class_answers", *_key(),
+        sa.Column("first", sa.Integer, primary_key=True),
+        sa.Column("last", sa.Integer, primary_key=True),
+        sa.Column("state", sa.String(8), primary_key=True),
+        sa.Column("given", sa.String(200), primary_key=True),
+        sa.Column("count", sa.Integer, nullable=False),
+    )
+    op.create_index("ix_class_answers_blank", "class_answers",
+                    ["snippet_id", "version", "class_code", "state", "first", "last", "given", "day", "count"])
+    op.create_table(
+        "alternatives",
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("snippet_id", sa.String(64), nullable=False),
+        sa.Column("version", sa.String(12), nullable=False),
+        sa.Column("first", sa.Integer, nullable=False),
+        sa.Column("last", sa.Integer, nullable=False),
+        sa.Column("text", sa.String(200), nullable=False),
+        sa.Column("accepted_by", sa.String(60), nullable=False),
+        sa.Column("accepted_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("withdrawn_by", sa.String(60)),
+        sa.Column("withdrawn_at", sa.DateTime(timezone=True)),
+    )
+    op.create_index("ix_alternatives_version", "alternatives", ["snippet_id", "version"])
+
+
+def downgrade() -> None:
+    op.drop_index("ix_alternatives_version", "alternatives")
+    op.drop_index("ix_class_answers_blank", "class_answers")
+    for table in ("alternatives", "class_answers", "class_spans", "class_activity", "classes"):
+        op.drop_table(table)
+    op.drop_index("ix_attempts_class", "attempts")
+    with op.batch_alter_table("attempts") as batch:
+        batch.drop_column("class_code")

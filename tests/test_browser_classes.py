@@ -1,0 +1,80 @@
+"""A class in real headless Chromium: a teacher makes a code, a learner joins by its link and
+practises, the class page shows the heatmap and answers, and one click accepts an answer the check
+passed (the learner's next submission with it is a match)."""
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from tests.conftest import start_server
+from tests.test_browser import fill_right
+from tests.teach_helpers import TOKEN
+
+pytestmark = pytest.mark.browser
+SNIPPET = "mlm-online-softmax"
+MASK = f"/s/{SNIPPET}/drill?rate=20&seed=3"  # its blank s35 is `0.0`: `0` passes the check, token match says no
+
+
+@pytest.fixture(scope="module")
+def class_server(tmp_path_factory):
+    proc, url = start_server(tmp_path_factory.mktemp("class-data"), CODECLOZE_TEACHER_TOKEN=TOKEN)
+    yield url
+    proc.terminate()
+    proc.wait(10)
+
+
+@pytest.fixture(scope="module")
+def app():
+    from app.main import app
+    return app
+
+
+def practise(page: Page, url: str, app, wrong: dict[str, str]) -> None:
+    page.goto(url + MASK)
+    answers = fill_right(page, app, SNIPPET)
+    for key, text in wrong.items():
+        page.fill(f'input[name="{key}"]', text)
+    page.locator("input.blank").last.press("Control+Enter")
+    expect(page.locator(".score")).to_contain_text(f"/ {len(answers)}", timeout=30_000)
+
+
+def test_class_page_heatmap_and_one_click_alternative(page: Page, browser: Browser, class_server, app, artifacts):
+    page.goto(class_server + "/teach/login")
+    page.fill("#token", TOKEN)
+    page.fill("#name", "王老师")
+    page.click("button[type=submit]")
+    page.click("text=班级 >> nth=0")
+    page.fill("input[name=code]", "cs-101")
+    page.fill("input[name=name]", "一班")
+    page.click("text=创建班级")
+    join = page.input_value("input.device-link")
+    assert join.endswith("/join/cs-101")
+
+    learner = browser.new_context().new_page()
+    learner.goto(join)
+    learner.click("text=加入这个班级")
+    expect(learner.locator("input[name=class_code]")).to_have_value("cs-101")
+    practise(learner, class_server, app, {"s35": "0"})
+    expect(learner.locator('input[name="s35"].accepted')).to_have_count(1)
+    practise(learner, class_server, app, {"s2": "y", "s109": "+"})
+
+    page.goto(f"{class_server}/teach/stats/{SNIPPET}?class=cs-101")
+    expect(page.locator(".n-attempts")).to_have_text("2")
+    expect(page.locator(".n-learners")).to_have_text("1")
+    expect(page.locator("svg.chart circle")).to_have_count(1)
+    expect(page.locator("pre.class-heatmap .tok.h4")).to_have_count(2)  # s2 and s109: missed in 1 of 2
+    expect(page.locator("pre.class-heatmap .tok.h1")).to_have_count(11)  # the others, s35 (accepted) too
+    expect(page.locator("table.answers")).to_contain_text("y ×1")
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.screenshot(path=artifacts / "class-stats-1280.png", full_page=True)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.screenshot(path=artifacts / "class-stats-390.png", full_page=True)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390  # wide tables scroll in their own box
+    page.click("#b35-35 button.accept")
+    expect(page.locator("#b35-35 .badge")).to_have_text("已接受")
+    expect(page.locator("ul.alternatives")).to_contain_text("王老师")
+
+    practise(learner, class_server, app, {"s35": "0"})
+    expect(learner.locator('input[name="s35"].accepted')).to_have_count(0)
+    expect(learner.locator(".score")).to_contain_text("13 / 13")
+    page.click("ul.alternatives button.withdraw")
+    expect(page.locator("ul.alternatives")).to_contain_text("撤回")
+    learner.context.close()

@@ -1,0 +1,220 @@
+"""Classes over HTTP, on SQLite and PostgreSQL: codes and joining, figures (against a plain recount
+of the attempts), alternatives for token match, the CSV export and the JSON API."""
+import csv
+import io
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import func, select
+
+from app.classes.tables import alternatives, classes
+from app.db.tables import attempts
+from app.main import create_app
+from app.settings import Settings
+from app.store import AttemptRecord
+from tests.class_helpers import (SNIPPET, answers_of, learner, make_class, plain_figures, submit, teacher,
+                                 write_at)
+from tests.helpers import drill_form
+from tests.teach_helpers import TOKEN
+
+pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning")
+JSON = {"accept": "application/json"}
+BEARER = {"authorization": f"Bearer {TOKEN}"}
+
+
+@pytest.fixture
+def app(tmp_path, database_url):
+    app = create_app(Settings(data_dir=tmp_path / "data", execution=False, use_cdn=False, teacher_token=TOKEN,
+                              database_url=database_url))
+    with TestClient(app):
+        yield app
+
+
+def stats(client, query: str = "") -> dict:
+    response = client.get(f"/teach/stats/{SNIPPET}?{query}", headers=JSON)
+    assert response.status_code == 200, response.text[:300]
+    return response.json()
+
+
+def count(app, table, *where) -> int:
+    with app.state.store.engine.connect() as db:
+        return db.execute(select(func.count()).select_from(table).where(*where)).scalar()
+
+
+def class_of_attempts(app) -> list:
+    with app.state.store.engine.connect() as db:
+        return list(db.execute(select(attempts.c.class_code).order_by(attempts.c.created_at)).scalars())
+
+
+def test_a_learner_joins_with_a_code_and_attempts_keep_the_class_of_their_time(app):
+    tutor, csrf = teacher(app)
+    make_class(tutor, csrf, "cs-101", "一班")
+    assert "cs-101" in tutor.get("/teach/classes").text
+    pupil = TestClient(app)
+    page = pupil.get("/join/cs-101")
+    assert page.status_code == 200 and "加入这个班级" in page.text and "一班" in page.text
+    assert pupil.get("/me", headers=JSON).json()["learner"]["class_code"] is None  # the link alone changes nothing
+    refused = pupil.post("/join/cs-101", headers={"origin": "https://evil.example"})
+    assert refused.status_code == 403 and "本站" in refused.text
+    assert pupil.get("/me", headers=JSON).json()["learner"]["class_code"] is None
+    assert pupil.post("/join/cs-101", follow_redirects=False).status_code == 303
+    assert pupil.get("/me", headers=JSON).json()["learner"]["class_code"] == "cs-101"
+    submit(pupil, seed=1)
+    assert pupil.post("/me/profile", data={"class_code": ""}, follow_redirects=False).status_code == 303
+    submit(pupil, seed=2)
+    assert class_of_attempts(app) == ["cs-101", None]
+    assert stats(tutor, "class=cs-101")["attempts"] == 1 and stats(tutor)["attempts"] == 2
+
+
+def test_bad_class_input_is_refused_in_chinese_and_changes_nothing(app):
+    tutor, csrf = teacher(app)
+    make_class(tutor, csrf, "cs-101")
+    for form, status, words in (({"code": "cs-101"}, 409, "已经有了"), ({"code": "a b"}, 422, "字母、数字"),
+                                ({"code": "x", "name": "名" * 61}, 422, "最多")):
+        response = tutor.post("/teach/classes", data={"csrf": csrf, **form})
+        assert response.status_code == status and words in response.text
+    assert tutor.post("/teach/classes", data={"csrf": "forged", "code": "x2"}).status_code == 403
+    assert TestClient(app).post("/teach/classes", data={"csrf": csrf, "code": "x3"}).status_code == 401
+    assert count(app, classes) == 1
+    pupil = TestClient(app)
+    assert pupil.get("/join/nope").status_code == 404 and "没有班级代码" in pupil.get("/join/nope").text
+    assert pupil.post("/join/nope").status_code == 404
+    assert pupil.post("/me/profile", data={"class_code": "cs-999"}).status_code == 422
+    assert pupil.get("/me", headers=JSON).json()["learner"]["class_code"] is None
+    for query, status in (("class=nope", 404), ("from=2026-13-01", 422), ("from=yesterday", 422),
+                          ("from=2026-12-02&to=2026-12-01", 422), ("v=000000000000", 404)):
+        response = tutor.get(f"/teach/stats/{SNIPPET}?{query}")
+        assert response.status_code == status, query
+        assert any("\u4e00" <= ch <= "\u9fff" for ch in response.text), query  # said in Chinese
+    assert tutor.get("/teach/stats/no-such-snippet").status_code == 404
+    assert TestClient(app).get(f"/teach/stats/{SNIPPET}").status_code == 401
+
+
+def test_figures_equal_a_plain_recount_of_the_attempts(app):
+    tutor, csrf = teacher(app)
+    make_class(tutor, csrf, "a")
+    make_class(tutor, csrf, "b")
+    one, two, other, loner = learner(app, "a", "小明"), learner(app, "a"), learner(app, "b"), learner(app)
+    form = drill_form(app, SNIPPET, 30, 1)
+    keys = [k for k in form if k[:1] == "s" and k[1:].isdigit()]
+    submit(one, 1, {keys[0]: "nope", keys[1]: "wrong one"})
+    submit(one, 1, {keys[0]: "nope"})
+    submit(two, 1, {keys[0]: "nope", keys[2]: ""})
+    submit(two, 2, revealed="all")  # practice: counted as an attempt, not as recall
+    submit(other, 1, {keys[0]: "other"})
+    submit(loner, 1, {keys[1]: "x"})
+    snippet = app.state.library.get(SNIPPET)
+    learner_id = app.state.identity.learner_from(one.cookies.get("cc_learner"))
+    old = datetime.now(timezone.utc) - timedelta(days=3)
+    write_at(app.state.store, AttemptRecord(learner_id, SNIPPET, snippet.version, "random", 30, 9, {"s2": False},
+                                            "passed", blanks=({"span": 2, "key": "s2", "expected": "x",
+                                                               "given": "x1", "state": "accepted"},)), old)
+    today, three_ago = datetime.now(timezone.utc).date().isoformat(), old.date().isoformat()
+    engine = app.state.store.engine
+    for query, code, start, end in (("class=a", "a", None, None), ("", None, None, None), ("class=b", "b", None, None),
+                                    (f"class=a&from={today}", "a", today, None),
+                                    (f"to={three_ago}", None, None, three_ago)):
+        figures, plain = stats(tutor, query), plain_figures(engine, SNIPPET, snippet.version, code, start, end)
+        for name in ("attempts", "learners", "recalls", "accuracy", "heat"):
+            assert figures[name] == plain[name], (query, name)
+        assert answers_of(figures) == plain["given"], query
+    assert stats(tutor, "class=a")["attempts"] == 5 and stats(tutor, f"class=a&from={today}")["attempts"] == 4
+    assert [a["given"] for a in stats(tutor, "class=a")["tokens"][0]["wrong"]][:1] == ["nope"]
+    per = {p["name"] or p["learner"]: p for p in stats(tutor, "class=a")["per_learner"]}
+    assert per["小明"]["attempts"] == 3 and len(per) == 2 and all(p["due"] >= 0 for p in per.values())
+    page = tutor.get(f"/teach/stats/{SNIPPET}?class=a").text
+    assert "<svg" in page and 'class="tok h' in page and "小明" in page and "接受为替代答案" in page
+
+
+def test_an_accepted_alternative_counts_as_right_until_it_is_withdrawn(app):
+    tutor, csrf = teacher(app, name="王老师")
+    make_class(tutor, csrf, "a")
+    pupil = learner(app, "a")
+    form = drill_form(app, SNIPPET, 30, 5)
+    key = next(k for k in form if k[:1] == "s" and k[1:].isdigit())
+    first = int(key[1:])
+    states = lambda result: {b["key"]: b["state"] for b in result["result"]["blanks"]}  # noqa: E731
+    assert states(submit(pupil, 5, {key: "alt_name"}))[key] == "wrong"
+    version = app.state.library.get(SNIPPET).version
+    base = {"csrf": csrf, "version": version, "first": str(first), "last": str(first), "back": f"/teach/stats/{SNIPPET}"}
+    for bad, status in (({"first": "x"}, 422), ({"last": "99999"}, 422), ({"text": ""}, 422),
+                        ({"version": "000000000000"}, 404), ({"csrf": "forged"}, 403)):
+        assert tutor.post(f"/teach/stats/{SNIPPET}/alternatives", data={**base, "text": "alt_name", **bad}
+                          ).status_code == status, bad
+    assert count(app, alternatives) == 0
+    accepted = tutor.post(f"/teach/stats/{SNIPPET}/alternatives", data={**base, "text": "alt_name"},
+                          follow_redirects=False)
+    assert accepted.status_code == 303 and accepted.headers["location"] == f"/teach/stats/{SNIPPET}"
+    assert states(submit(pupil, 5, {key: " alt_name "}))[key] == "right"
+    [shown] = stats(tutor)["alternatives"]
+    assert shown["text"] == "alt_name" and shown["accepted_by"] == "王老师" and shown["withdrawn_at"] is None
+    assert "王老师" in tutor.get(f"/teach/stats/{SNIPPET}").text
+    assert tutor.post(f"/teach/stats/{SNIPPET}/alternatives/{shown['id']}/withdraw", data={"csrf": "no"}
+                      ).status_code == 403
+    assert tutor.post(f"/teach/stats/{SNIPPET}/alternatives/{shown['id']}/withdraw", data={"csrf": csrf},
+                      follow_redirects=False).status_code == 303
+    assert tutor.post(f"/teach/stats/{SNIPPET}/alternatives/{shown['id']}/withdraw", data={"csrf": csrf}
+                      ).status_code == 404
+    for unknown in ("99999999999", "x", "-1"):
+        assert tutor.post(f"/teach/stats/{SNIPPET}/alternatives/{unknown}/withdraw", data={"csrf": csrf}
+                          ).status_code == 404, unknown
+    assert states(submit(pupil, 5, {key: "alt_name"}))[key] == "wrong"
+    [gone] = stats(tutor)["alternatives"]
+    assert gone["withdrawn_by"] == "王老师" and gone["withdrawn_at"]
+
+
+def test_csv_has_one_row_per_blank_of_the_class_only(app):
+    tutor, csrf = teacher(app)
+    make_class(tutor, csrf, "a")
+    make_class(tutor, csrf, "b")
+    pupil, other = learner(app, "a", "小红"), learner(app, "b")
+    form = drill_form(app, SNIPPET, 30, 1)
+    key = next(k for k in form if k[:1] == "s" and k[1:].isdigit())
+    submit(pupil, 1, {key: "=cmd()"})
+    submit(pupil, 2)
+    submit(other, 1)
+    response = tutor.get("/teach/classes/a/attempts.csv")
+    assert response.status_code == 200 and response.headers["content-type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(response.text)))
+    blanks = len([k for k in form if k[:1] == "s" and k[1:].isdigit()]) + \
+        len([k for k in drill_form(app, SNIPPET, 30, 2) if k[:1] == "s" and k[1:].isdigit()])
+    assert len(rows) == blanks and {r["class_code"] for r in rows} == {"a"} and {r["name"] for r in rows} == {"小红"}
+    wrong = [r for r in rows if r["state"] == "wrong"]
+    assert [r["given"] for r in wrong] == ["'=cmd()"]  # a spreadsheet would run it: quoted
+    assert tutor.get("/teach/classes/nope/attempts.csv").status_code == 404
+    assert TestClient(app).get("/teach/classes/a/attempts.csv").status_code == 401
+    assert tutor.get("/teach/classes/a/attempts.csv?from=2099-01-01").text.count("\n") == 1  # the header only
+    page = tutor.get("/teach/classes/a")
+    assert page.status_code == 200 and "小红" in page.text and "/join/a" in page.text
+
+
+def test_the_api_returns_the_page_figures_with_the_bearer_token(app):
+    tutor, csrf = teacher(app)
+    make_class(tutor, csrf, "a")
+    key = next(k for k in drill_form(app, SNIPPET, 30, 1) if k[:1] == "s" and k[1:].isdigit())
+    submit(learner(app, "a"), 1, {key: "nope"})
+    api = TestClient(app)
+    assert api.get(f"/api/snippets/{SNIPPET}/stats?class=a").status_code == 401
+    figures = api.get(f"/api/snippets/{SNIPPET}/stats?class=a", headers=BEARER)
+    assert figures.status_code == 200 and figures.json() == stats(tutor, "class=a")
+    assert figures.json()["attempts"] == 1 and figures.json()["learners"] == 1
+    response = api.get(f"/api/snippets/{SNIPPET}/stats?from=2026-02-30", headers=BEARER)
+    assert response.status_code == 422 and "YYYY-MM-DD" in response.text
+    assert api.get(f"/api/snippets/{SNIPPET}/stats?class=zz", headers=BEARER).status_code == 404
+
+
+
+def test_without_a_name_at_login_the_session_is_recorded_by_a_short_id(app):
+    assert TestClient(app).post("/teach/login", data={"token": TOKEN, "name": "名" * 41}).status_code == 422
+    tutor, csrf = teacher(app, name="")
+    version = app.state.library.get(SNIPPET).version
+    assert tutor.post(f"/teach/stats/{SNIPPET}/alternatives", data={
+        "csrf": csrf, "version": version, "first": "2", "last": "2", "text": "y"}, follow_redirects=False
+    ).status_code == 303
+    [shown] = stats(tutor)["alternatives"]
+    label = shown["accepted_by"]
+    assert label.startswith("教师 ") and len(label) == len("教师 ") + 6
+    other, other_csrf = teacher(app, name="")
+    make_class(other, other_csrf, "z")
+    assert [c["created_by"] for c in other.get("/teach/classes", headers=JSON).json()["classes"]] != [label]
