@@ -36,11 +36,18 @@ from .templating import make_templates
 log = logging.getLogger("codecloze")
 
 
+def _sqlite_file(settings: Settings) -> Path | None:
+    url = make_url(settings.sqlalchemy_url)
+    if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
+        return Path(url.database)
+    return None
+
+
 def _private_paths(settings: Settings) -> tuple:
     """What jobs must never see: the data dir, and the database's dir wherever it is."""
-    url = make_url(settings.sqlalchemy_url)
-    database = [Path(url.database).resolve().parent] if url.get_backend_name() == "sqlite" and url.database else []
-    return tuple(dict.fromkeys([settings.data_dir.resolve(), *database]))
+    database = _sqlite_file(settings)
+    dirs = [settings.data_dir.resolve()] + ([database.resolve().parent] if database else [])
+    return tuple(dict.fromkeys(dirs))
 
 
 def make_sandbox(settings: Settings):
@@ -85,10 +92,10 @@ def _private_data(settings: Settings) -> None:
     """The data dir 0700 and an SQLite database file 0600 (its -wal/-shm files follow it)."""
     settings.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     settings.data_dir.chmod(0o700)
-    url = make_url(settings.sqlalchemy_url)
-    if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
-        os.close(os.open(url.database, os.O_CREAT | os.O_WRONLY, 0o600))
-        os.chmod(url.database, 0o600)
+    database = _sqlite_file(settings)
+    if database is not None:
+        os.close(os.open(database, os.O_CREAT | os.O_WRONLY, 0o600))
+        database.chmod(0o600)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:

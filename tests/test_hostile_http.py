@@ -49,7 +49,8 @@ def stack(tmp_path_factory, snippets_dir_module):
     (snippets_dir_module / "hostile-answer.md").write_text(
         ANSWER_SNIPPET.format(setup=context_setup(**world.names)), encoding="utf-8")
     settings = Settings(data_dir=data, snippets_dir=snippets_dir_module, use_cdn=False, teacher_token=TOKEN,
-                        cpu_seconds=1, wall_seconds=2, memory_mb=256, workers=2)
+                        cpu_seconds=1, wall_seconds=2, memory_mb=256, workers=2,
+                        database_url=f"sqlite:///{world.names['DATABASE_FILE']}")  # outside the data dir
     with ThreadedServer(create_app(settings)) as server:
         world.names["WEB_PORT"] = server.port  # the web server's own port
         yield server, world

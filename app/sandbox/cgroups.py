@@ -9,6 +9,7 @@ over the tree. Where no writable v1 hierarchy offers these controllers, `CgroupP
 returns None and the server polls /proc instead (watch.py), as /healthz then says.
 """
 import os
+import time
 
 CONTROLLERS = ("memory", "pids", "cpu", "cpuacct")
 MEMORY_HEADROOM = 32 << 20  # the job process's own pages, beyond what it may allocate
@@ -69,6 +70,20 @@ def _remove_tree(path: str) -> None:
         os.rmdir(path)
     except OSError:
         pass
+
+
+def remove_server_trees(bases: list[str], seconds: float = 2.0) -> None:
+    """From the web app, once a fork server is gone: its jobs die with it (they are killed when
+    their parent dies), so its trees empty within moments; remove them rather than leave
+    directories inside the cgroup the app runs in."""
+    deadline = time.monotonic() + seconds
+    while True:
+        for base in bases:
+            if os.path.isdir(base):
+                _remove_tree(base)
+        if not any(os.path.isdir(b) for b in bases) or time.monotonic() > deadline:
+            return
+        time.sleep(0.02)
 
 
 class CgroupPool:

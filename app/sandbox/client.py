@@ -5,6 +5,7 @@ import sys
 from pathlib import Path
 
 from . import framing
+from .cgroups import remove_server_trees
 from .connection import Connection, ServerLost
 from .fairness import FairQueue, IdMinting
 from .types import Job, Limits, SandboxBusy, SandboxUnavailable, Verdict
@@ -49,8 +50,16 @@ class Sandbox:
         self._closed = True
         async with self._lock:
             if self._conn is not None:
-                await self._conn.close()
+                await self._end(self._conn)
                 self._conn = None
+
+    @staticmethod
+    async def _end(conn: Connection) -> None:
+        """Ends a server (or what is left of a dead one) and anything it left in cgroupfs."""
+        await conn.close()
+        bases = list(conn.ready.get("accounting", {}).get("controllers", {}).values())
+        if bases:
+            await asyncio.get_running_loop().run_in_executor(None, remove_server_trees, bases)
 
     def protections(self) -> dict[str, bool]:
         return dict(self._conn.ready["protections"]) if self._conn else {}
@@ -100,7 +109,7 @@ class Sandbox:
             if self._closed:
                 raise SandboxUnavailable("the sandbox is closed")
             if self._conn is not None:
-                await self._conn.close()
+                await self._end(self._conn)
                 self._conn = None
             config = {"limits": self.limits.as_dict(), "workers": self.workers, "cgroups": self.cgroups,
                       "uid_base": self.uid_base, "namespaces": self.namespaces,

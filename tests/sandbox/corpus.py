@@ -6,7 +6,8 @@ Header lines (leading comments):
     # line: 3                   the line (of the case file) the verdict must point at
 
 Cases may use names that the runner defines in a setup part (see `context_setup`):
-DATA_FILE (a file inside a server data dir), WEB_PORT (a TCP port listening on 127.0.0.1),
+DATA_FILE (a file inside a server data dir), DATABASE_FILE (the SQLite file, outside the data
+dir, that DATABASE_URL points to in the HTTP tests), WEB_PORT (a TCP port listening on 127.0.0.1),
 OUTSIDE_FILE (a path in a world-writable host directory), HOST_TMP_FILE (a path in the host's
 /tmp) and CANARY_DIR (a world-writable host directory that must survive).
 """

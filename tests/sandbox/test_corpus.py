@@ -27,7 +27,10 @@ class World:
         (self.canary / "keep.txt").write_text("keep")
         os.chmod(self.canary / "keep.txt", 0o666)
         tag = uuid.uuid4().hex[:8]
+        self.database_dir = world_writable_dir("codecloze-db-")  # where DATABASE_URL may point
+        (self.database_dir / "codecloze.db").touch(0o644)
         self.names = {"DATA_FILE": str(data_dir / "secret.txt"),
+                      "DATABASE_FILE": str(self.database_dir / "codecloze.db"),
                       "WEB_PORT": self.listener.getsockname()[1],
                       "OUTSIDE_FILE": f"/var/tmp/codecloze-escape-{tag}",
                       "HOST_TMP_FILE": f"/tmp/codecloze-escape-{tag}",
@@ -45,6 +48,7 @@ class World:
     def close(self) -> None:
         self.listener.close()
         shutil.rmtree(self.canary, ignore_errors=True)
+        shutil.rmtree(self.database_dir, ignore_errors=True)
 
 
 @pytest.fixture

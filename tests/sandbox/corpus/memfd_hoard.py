@@ -10,6 +10,6 @@ for _ in range(7):
 files = []
 for _ in range(60):
     fd = os.memfd_create("hoard")
-    os.write(fd, os.urandom(1 << 20))
+    os.write(fd, b"x" * (1 << 20))
     files.append(fd)
 time.sleep(5)
