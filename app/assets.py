@@ -40,6 +40,7 @@ KATEX_CSS = Asset(
 )
 VENDORED = (HTMX_JS, KATEX_JS, KATEX_CSS)
 MATH_JS = "math.js"  # typesets .math elements; needs katex, so it comes after it
+PROGRESS_JS = "progress.js"  # a bar on any form that keeps a person waiting over a second
 
 
 def _js_string(text: str) -> str:
@@ -75,7 +76,7 @@ def _stylesheet(href: str) -> str:
 
 
 def head_tags(use_cdn: bool, static_url: Callable[[str], str]) -> Markup:
-    """The <head> tags every page needs: KaTeX css, htmx, KaTeX, math.js, in that order.
+    """The <head> tags every page needs: KaTeX css, htmx, KaTeX, math.js, progress.js, in that order.
     `static_url` maps a path under static/ to its URL. The page's own scripts go after these."""
     def local(asset: Asset) -> str:
         return str(static_url(asset.path))
@@ -88,5 +89,5 @@ def head_tags(use_cdn: bool, static_url: Callable[[str], str]) -> Markup:
         ]
     else:
         tags = [_stylesheet(local(KATEX_CSS)), _script(local(HTMX_JS)), _script(local(KATEX_JS))]
-    tags.append(f'<script src="{escape(str(static_url(MATH_JS)))}" defer></script>')
+    tags += [f'<script src="{escape(str(static_url(path)))}" defer></script>' for path in (MATH_JS, PROGRESS_JS)]
     return Markup("\n".join(tags))

@@ -13,7 +13,7 @@ from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.engine import make_url
 
-from . import i18n
+from . import i18n, observability
 from .assets import head_tags
 from .markdown import pygments_css
 from .auth import TeacherAuth
@@ -67,6 +67,7 @@ async def lifespan(app: FastAPI):
     if sandbox is not None:
         await sandbox.start()
     app.state.sandbox = sandbox
+    observability.watch_sandbox(app.state.metrics, sandbox)
     app.state.auth.announce()
     follower = asyncio.get_running_loop().create_task(
         app.state.catalog.follow(app.state.settings.sync_seconds))
@@ -86,6 +87,7 @@ async def lifespan(app: FastAPI):
         await app.state.strength_jobs.close()
         if sandbox is not None:
             await sandbox.close()
+        app.state.metrics.close()
 
 
 def _private_data(settings: Settings) -> None:
@@ -134,6 +136,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for module in (home, trainer, review, me, attempts, teach, classes, api, health):
         app.include_router(module.router)
     errors.install(app)
+    observability.install(app)
     app.add_middleware(HeadAsGet)
     return app
 

@@ -1,6 +1,7 @@
 """Runtime configuration: one object, passed in, overridable from CODECLOZE_* env vars."""
 import os
 from pathlib import Path
+from typing import Literal
 
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -40,6 +41,9 @@ class Settings(BaseSettings):
 
     db_busy_ms: int = 5000  # how long a write waits for a locked SQLite file before it is refused
     sync_seconds: float = 0.5  # how often a worker takes the snippet changes other workers committed
+
+    log_level: str = "INFO"  # of every `codecloze` logger; INFO writes one line per submission
+    log_format: Literal["json", "text"] = "json"
 
     max_answer_chars: int = 2000
     max_form_bytes: int = 256 * 1024

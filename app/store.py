@@ -4,6 +4,7 @@ A write that a response confirms is committed first: `record_attempt` returns on
 group commit that holds the attempt is done, and raises NotStored when it is not.
 """
 import secrets
+from collections.abc import Callable
 from datetime import datetime, timezone
 
 from sqlalchemy import Engine, create_engine, event, insert, select, update
@@ -25,6 +26,7 @@ class Store:
         self.engine = make_engine(url, busy_ms)
         migrate.upgrade(self.engine)
         self.writer = GroupCommit(self._write_attempts, is_outage=is_outage)
+        self.on_attempt: Callable[[bool], None] = lambda stored: None  # metrics: stored or refused
 
     @property
     def healthy(self) -> bool:
@@ -44,7 +46,12 @@ class Store:
     async def record_attempt(self, record: AttemptRecord) -> int:
         """The attempt's id, once its row is committed; NotStored if the database refused it."""
         attempt_id = secrets.randbelow(ID_MAX) + 1
-        await self.writer.write((attempt_id, record, datetime.now(timezone.utc)))
+        try:
+            await self.writer.write((attempt_id, record, datetime.now(timezone.utc)))
+        except NotStored:
+            self.on_attempt(False)
+            raise
+        self.on_attempt(True)
         return attempt_id
 
     def _write_attempts(self, batch: list) -> None:

@@ -5,6 +5,7 @@ from pathlib import Path
 
 # Importing app.main builds the default app; keep its data out of the working tree.
 os.environ.setdefault("CODECLOZE_DATA_DIR", tempfile.mkdtemp(prefix="codecloze-import-"))
+os.environ.setdefault("CODECLOZE_LOG_LEVEL", "WARNING")  # one line per submission is for operators, not test output
 
 import pytest
 from fastapi.testclient import TestClient

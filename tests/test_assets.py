@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.assets import HTMX_JS, KATEX_CSS, KATEX_JS, MATH_JS, STATIC_DIR, VENDORED, head_tags
+from app.assets import HTMX_JS, KATEX_CSS, KATEX_JS, MATH_JS, PROGRESS_JS, STATIC_DIR, VENDORED, head_tags
 from app.markdown import render_markdown
 
 
@@ -49,8 +49,8 @@ def test_katex_css_fonts_are_vendored():
         assert (css_path.parent / font).is_file(), font
 
 
-def test_math_js_exists():
-    assert (STATIC_DIR / MATH_JS).is_file()
+def test_math_js_and_progress_js_exist():
+    assert (STATIC_DIR / MATH_JS).is_file() and (STATIC_DIR / PROGRESS_JS).is_file()
 
 
 def fallback_urls(tags: str) -> list[str]:
@@ -89,14 +89,14 @@ def test_local_mode_uses_only_vendored_files():
     tags = str(head_tags(False, static_url))
     assert "http" not in tags and "document.write" not in tags
     urls = re.findall(r'(?:src|href)="([^"]+)"', tags)
-    assert urls == [static_url(p) for p in (KATEX_CSS.path, HTMX_JS.path, KATEX_JS.path, MATH_JS)]
+    assert urls == [static_url(p) for p in (KATEX_CSS.path, HTMX_JS.path, KATEX_JS.path, MATH_JS, PROGRESS_JS)]
     for url in urls:
         assert file_for(url).is_file()
 
 
 def test_static_urls_cannot_inject_markup():
     evil = '/x"><script>alert(1)</script>'
-    for use_cdn, scripts in ((True, 5), (False, 3)):
+    for use_cdn, scripts in ((True, 6), (False, 4)):
         tags = str(head_tags(use_cdn, lambda p: evil))
         assert tags.count("<script") == scripts
         assert "alert(1)</script>" not in tags

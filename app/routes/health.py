@@ -1,25 +1,47 @@
 """Liveness and what protects learner code on this host."""
+import asyncio
+
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from .. import deps
 
 router = APIRouter()
+STATUS_SECONDS = 2.0  # a health check answers quickly even when the fork server does not
 
 
 @router.get("/healthz")
-def health(request: Request) -> JSONResponse:
+async def health(request: Request) -> JSONResponse:
     settings = deps.settings(request)
     sandbox = request.app.state.sandbox
     store = deps.store(request)
     database = store.healthy or store.recheck()
+    server = await fork_server(sandbox)
+    working = database and server["state"] in ("running", "off")
     return JSONResponse({
-        "status": "ok" if database else "degraded",
+        "status": "ok" if working else "degraded",
         "database": "ok" if database else "cannot write: submissions are scored but not saved",
         "snippets": len(deps.library(request).all()),
         "execution": "on" if sandbox is not None else "off",
+        "fork_server": server,
         "protections": sandbox.protections() if sandbox is not None else {},
         "accounting": sandbox.accounting() if sandbox is not None else {},
         "limits": {"cpu_seconds": settings.cpu_seconds, "wall_seconds": settings.wall_seconds,
                    "memory_mb": settings.memory_mb, "workers": settings.workers, "queue": settings.queue},
     })
+
+
+async def fork_server(sandbox) -> dict:
+    """Whether the fork server runs, its restarts and load, and (when it answers in time) its
+    processes and memory. A server that is down is not restarted by looking at it."""
+    if sandbox is None:
+        return {"state": "off"}
+    server = sandbox.server()
+    if server["state"] == "running":
+        try:
+            info = await asyncio.wait_for(sandbox.status(), STATUS_SECONDS)
+            server |= {"ready": len(info.get("ready_pids", ())), "processes": info["memory"]["processes"],
+                       "pss_bytes": info["memory"]["pss_bytes"]}
+        except Exception:  # noqa: BLE001 - a slow or lost server is reported, not raised
+            server["state"] = "not answering"
+    return server

@@ -4,7 +4,7 @@ from dataclasses import replace
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
-from .. import deps
+from .. import deps, observability
 from ..classes.alternatives import rescored
 from ..engine.mask import new_seed
 from ..engine.score import score, splice
@@ -117,15 +117,16 @@ async def _grade(request: Request, drill: Drill, fields: dict[str, str]) -> Resp
     answers = answers_for(drill.holes, fields, settings.max_answer_chars)
     revealed = revealed_keys(drill.holes, fields)
     responses = _responses(drill, fields, settings.max_answer_chars * 5)
-    verdicts = rescored(deps.store(request).engine, drill.snippet, drill.holes,
-                        score(list(drill.holes), answers, revealed))  # a teacher's accepted alternatives
+    clock = observability.Stopwatch()
+    verdicts = rescored(deps.store(request).engine, drill.snippet, drill.holes,  # a teacher's accepted alternatives
+                        clock.time("scoring", score, list(drill.holes), answers, revealed))
     sandbox = request.app.state.sandbox
     # Code with an empty blank cannot be right and would only fail to parse: it is not run.
     runnable = sandbox is not None and all(a.strip() for a in answers.values())
     code = splice(drill.snippet.code, list(drill.holes), answers) if runnable else ""  # only run code is needed
     learner = deps.learner_id(request)
-    run = await execute(sandbox if runnable else None, drill.snippet, code, owner=str(learner),
-                        address=request.client and request.client.host)
+    run = await clock.wait("sandbox", execute(sandbox if runnable else None, drill.snippet, code, owner=str(learner),
+                                              address=request.client and request.client.host))
     result = Result(tuple(verdicts), run, None, responses)
     try:
         stored = await deps.store(request).record_attempt(attempt_record(learner, drill, result, fields))
@@ -135,6 +136,7 @@ async def _grade(request: Request, drill: Drill, fields: dict[str, str]) -> Resp
     saved = result.saved
     # htmx swaps in the outcome only: the inputs on the page already hold these answers
     response = _show(request, drill, result=result, block="outcome", status=200 if saved else 503)
+    observability.graded(request, drill, result, clock)
     return deps.remember_learner(response, learner)
 
 

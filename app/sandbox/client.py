@@ -2,6 +2,7 @@
 import asyncio
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from . import framing
@@ -41,6 +42,8 @@ class Sandbox:
         self._lock = asyncio.Lock()
         self._closed = False
         self._started_once = False
+        self.restarts = 0  # fork servers started to replace a lost one
+        self.on_restart: Callable[[], None] = lambda: None
 
     async def start(self) -> None:
         self._closed = False
@@ -69,6 +72,13 @@ class Sandbox:
         paths the jobs' root holds, as measured at start-up."""
         ready = self._conn.ready if self._conn else {}
         return {**ready.get("accounting", {}), "root_view": ready.get("root_view", [])}
+
+    def server(self) -> dict:
+        """The fork server as this client sees it, without asking it anything."""
+        conn = self._conn
+        return {"state": "running" if conn is not None and conn.alive else "down",
+                "pid": conn.proc.pid if conn is not None else None, "restarts": self.restarts,
+                "jobs_running": self.workers - self.fair.free, "jobs_waiting": self.fair.waiting()}
 
     async def status(self) -> dict:
         """Pids and memory of the server tree (for the health page, tests and benchmarks)."""
@@ -117,6 +127,9 @@ class Sandbox:
             try:
                 timeout = RESTART_TIMEOUT if self._started_once else FIRST_START_TIMEOUT
                 self._conn = await Connection.open(config, self.python, timeout)
+                if self._started_once:
+                    self.restarts += 1
+                    self.on_restart()
                 self._started_once = True
             except (OSError, RuntimeError, EOFError, asyncio.TimeoutError, asyncio.IncompleteReadError,
                     framing.FrameError) as exc:

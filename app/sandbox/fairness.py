@@ -11,6 +11,7 @@ behind one NAT address must keep working).
 import asyncio
 import collections
 import time
+from collections.abc import Callable
 from contextlib import asynccontextmanager
 
 from .types import SandboxBusy
@@ -22,6 +23,11 @@ class FairQueue:
         self.per_owner_waiting, self.per_owner_running = per_owner_waiting, per_owner_running
         self.lines: dict[object, collections.deque[asyncio.Future]] = {}  # insertion order = turns
         self.running: collections.Counter = collections.Counter()
+        self.workers = workers
+        self.on_change: Callable[[int, int], None] = lambda waiting, running: None  # metrics
+
+    def _changed(self) -> None:
+        self.on_change(self.waiting(), self.workers - self.free)
 
     def waiting(self, owner=None) -> int:
         if owner is not None:
@@ -45,6 +51,7 @@ class FairQueue:
             raise SandboxBusy("this learner's jobs, or all jobs, fill the queue")
         future = asyncio.get_running_loop().create_future()
         self.lines.setdefault(owner, collections.deque()).append(future)
+        self._changed()
         try:
             await future
         except asyncio.CancelledError:
@@ -57,12 +64,14 @@ class FairQueue:
     def _take(self, owner) -> None:
         self.free -= 1
         self.running[owner] += 1
+        self._changed()
 
     def _release(self, owner) -> None:
         self.running[owner] -= 1
         if not self.running[owner]:
             del self.running[owner]
         self.free += 1
+        self._changed()
         self._dispatch()
 
     def _forget(self, owner, future) -> None:
@@ -71,6 +80,7 @@ class FairQueue:
             line.remove(future)
             if not line:
                 del self.lines[owner]
+            self._changed()
 
     def _dispatch(self) -> None:
         """Each free worker to the next owner in turn that may run one more job."""
