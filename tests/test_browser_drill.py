@@ -131,6 +131,9 @@ def test_shortcut_overlay_and_new_mask(page: Page, live_server, artifacts):
     page.focus("input.blank")
     page.keyboard.press("Alt+KeyN")
     expect(page).to_have_url(re.compile(r"seed=(?!3&)\d+"))
+    # htmx pushes the new URL before it swaps the new mask in: wait for the blanks to change
+    page.wait_for_function("before => [...document.querySelectorAll('input.blank')].map(i => i.name).join() !== before",
+                           arg=",".join(before))
     assert names(page) != before
 
 

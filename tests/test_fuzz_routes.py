@@ -124,4 +124,5 @@ def test_no_request_gets_a_5xx_or_a_traceback_or_changes_anything_it_refuses(tea
     finally:
         logging.getLogger().removeHandler(errors)
     print("statuses seen:", dict(sorted(seen.items())))
-    assert {200, 401, 404, 415, 422} <= seen.keys()  # the strategy reaches past the first checks
+    # the strategy reaches past the first checks: successes and several kinds of refusal
+    assert 200 in seen and {401, 404, 415} <= seen.keys() and len({s for s in seen if 400 <= s < 500}) >= 5

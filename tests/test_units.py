@@ -93,7 +93,8 @@ def test_every_input_of_a_mask_changes_it(snippet, rate, seed):
         args = {"rate": rate, "seed": seed, "unit": "span", "kinds": ("names", "literals", "operators"), **change}
         return random_drill(snippet, args["rate"], args["seed"], args["unit"], args["kinds"]).holes
     base = keys()
-    assert keys(seed=seed + 1) != base and keys(unit="line") != base
+    # Two seeds may draw the same small mask by chance; a handful of seeds never all do.
+    assert any(keys(seed=seed + i) != base for i in range(1, 6)) and keys(unit="line") != base
     assert keys(kinds=("names",)) != base
 
 
