@@ -218,3 +218,31 @@ def test_without_a_name_at_login_the_session_is_recorded_by_a_short_id(app):
     other, other_csrf = teacher(app, name="")
     make_class(other, other_csrf, "z")
     assert [c["created_by"] for c in other.get("/teach/classes", headers=JSON).json()["classes"]] != [label]
+
+
+def test_attempts_from_before_classes_are_counted_as_no_class_by_the_migration(database_url):
+    from alembic import command
+    from sqlalchemy import JSON, DateTime, column, create_engine, insert, table
+
+    from app.classes.tables import spans
+    from app.db import migrate
+    old = table("attempts", *(column(n) for n in ("id", "learner", "snippet_id", "version", "mode", "correct", "total",
+                                                  "unit", "kinds", "hints", "practice")),
+                column("results", JSON), column("blanks", JSON), column("created_at", DateTime(timezone=True)))
+    engine = create_engine(database_url)
+    with engine.begin() as conn:
+        config = migrate.alembic_config()
+        config.attributes["connection"] = conn
+        command.upgrade(config, "0003")
+        conn.execute(insert(old), [
+            {"id": i, "learner": "a" * 32, "snippet_id": "s", "version": "v1", "mode": "random", "correct": 1,
+             "total": 2, "results": {}, "unit": "token", "kinds": "names", "hints": 0, "practice": False,
+             "created_at": datetime(2026, 11, 30, 23, 0, tzinfo=timezone.utc),
+             "blanks": [{"span": 3, "key": "s3", "expected": "x", "given": "x", "state": "right"},
+                        {"span": [5, 6], "key": "s5", "expected": "a.b", "given": "q", "state": "wrong"}]}
+            for i in (1, 2, 1500)])
+        command.upgrade(config, "head")
+    with engine.connect() as db:
+        rows = {r.span: (r.class_code, r.day, r.seen, r.missed) for r in db.execute(select(spans))}
+    assert rows == {3: ("", "2026-11-30", 3, 0), 5: ("", "2026-11-30", 3, 3), 6: ("", "2026-11-30", 3, 3)}
+    engine.dispose()
