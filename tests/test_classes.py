@@ -246,3 +246,28 @@ def test_attempts_from_before_classes_are_counted_as_no_class_by_the_migration(d
         rows = {r.span: (r.class_code, r.day, r.seen, r.missed) for r in db.execute(select(spans))}
     assert rows == {3: ("", "2026-11-30", 3, 0), 5: ("", "2026-11-30", 3, 3), 6: ("", "2026-11-30", 3, 3)}
     engine.dispose()
+
+
+def test_an_alternative_on_a_fixed_blank_of_an_exercise(app):
+    from tests.helpers import right_answers
+    tutor, csrf = teacher(app)
+    pupil = learner(app)
+    exercise = "ex2-online-softmax"
+    snippet = app.state.library.get(exercise)
+    answers = right_answers(app, exercise)
+    key = next(iter(answers))
+
+    def state_of(text: str) -> tuple[str, object]:
+        form = {"version": snippet.version, **answers, key: text}
+        result = pupil.post(f"/s/{exercise}", data=form, headers=JSON).json()["result"]
+        with app.state.store.engine.connect() as db:
+            blanks = db.execute(select(attempts.c.blanks).order_by(attempts.c.created_at.desc()).limit(1)).scalar()
+        return next(b["state"] for b in result["blanks"] if b["key"] == key), blanks[0]["span"]
+
+    state, span = state_of("other_text")
+    assert state == "wrong"
+    first, last = (span, span) if isinstance(span, int) else span
+    assert tutor.post(f"/teach/stats/{exercise}/alternatives", data={
+        "csrf": csrf, "version": snippet.version, "first": str(first), "last": str(last), "text": "other_text"},
+        follow_redirects=False).status_code == 303
+    assert state_of("other_text")[0] == "right" and state_of("else")[0] == "wrong"
