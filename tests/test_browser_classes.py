@@ -78,3 +78,7 @@ def test_class_page_heatmap_and_one_click_alternative(page: Page, browser: Brows
     page.click("ul.alternatives button.withdraw")
     expect(page.locator("ul.alternatives")).to_contain_text("撤回")
     learner.context.close()
+    page.goto(class_server + "/teach/classes/cs-101")
+    expect(page.locator("table.learners")).to_contain_text("95%")  # 13, 11 and 13 of 13 recalled
+    page.screenshot(path=artifacts / "class-390.png", full_page=True)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390

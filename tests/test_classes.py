@@ -218,3 +218,56 @@ def test_without_a_name_at_login_the_session_is_recorded_by_a_short_id(app):
     other, other_csrf = teacher(app, name="")
     make_class(other, other_csrf, "z")
     assert [c["created_by"] for c in other.get("/teach/classes", headers=JSON).json()["classes"]] != [label]
+
+
+def test_attempts_from_before_classes_are_counted_as_no_class_by_the_migration(database_url):
+    from alembic import command
+    from sqlalchemy import JSON, DateTime, column, create_engine, insert, table
+
+    from app.classes.tables import spans
+    from app.db import migrate
+    old = table("attempts", *(column(n) for n in ("id", "learner", "snippet_id", "version", "mode", "correct", "total",
+                                                  "unit", "kinds", "hints", "practice")),
+                column("results", JSON), column("blanks", JSON), column("created_at", DateTime(timezone=True)))
+    engine = create_engine(database_url)
+    with engine.begin() as conn:
+        config = migrate.alembic_config()
+        config.attributes["connection"] = conn
+        command.upgrade(config, "0003")
+        conn.execute(insert(old), [
+            {"id": i, "learner": "a" * 32, "snippet_id": "s", "version": "v1", "mode": "random", "correct": 1,
+             "total": 2, "results": {}, "unit": "token", "kinds": "names", "hints": 0, "practice": False,
+             "created_at": datetime(2026, 11, 30, 23, 0, tzinfo=timezone.utc),
+             "blanks": [{"span": 3, "key": "s3", "expected": "x", "given": "x", "state": "right"},
+                        {"span": [5, 6], "key": "s5", "expected": "a.b", "given": "q", "state": "wrong"}]}
+            for i in (1, 2, 1500)])
+        command.upgrade(config, "head")
+    with engine.connect() as db:
+        rows = {r.span: (r.class_code, r.day, r.seen, r.missed) for r in db.execute(select(spans))}
+    assert rows == {3: ("", "2026-11-30", 3, 0), 5: ("", "2026-11-30", 3, 3), 6: ("", "2026-11-30", 3, 3)}
+    engine.dispose()
+
+
+def test_an_alternative_on_a_fixed_blank_of_an_exercise(app):
+    from tests.helpers import right_answers
+    tutor, csrf = teacher(app)
+    pupil = learner(app)
+    exercise = "ex2-online-softmax"
+    snippet = app.state.library.get(exercise)
+    answers = right_answers(app, exercise)
+    key = next(iter(answers))
+
+    def state_of(text: str) -> tuple[str, object]:
+        form = {"version": snippet.version, **answers, key: text}
+        result = pupil.post(f"/s/{exercise}", data=form, headers=JSON).json()["result"]
+        with app.state.store.engine.connect() as db:
+            blanks = db.execute(select(attempts.c.blanks).order_by(attempts.c.created_at.desc()).limit(1)).scalar()
+        return next(b["state"] for b in result["blanks"] if b["key"] == key), blanks[0]["span"]
+
+    state, span = state_of("other_text")
+    assert state == "wrong"
+    first, last = (span, span) if isinstance(span, int) else span
+    assert tutor.post(f"/teach/stats/{exercise}/alternatives", data={
+        "csrf": csrf, "version": snippet.version, "first": str(first), "last": str(last), "text": "other_text"},
+        follow_redirects=False).status_code == 303
+    assert state_of("other_text")[0] == "right" and state_of("else")[0] == "wrong"

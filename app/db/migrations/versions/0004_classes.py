@@ -4,6 +4,8 @@ Revision ID: 0004
 Revises: 0003
 Create Date: 2026-12-01
 """
+from datetime import datetime, timezone
+
 from alembic import op
 import sqlalchemy as sa
 
@@ -69,6 +71,26 @@ def upgrade() -> None:
         sa.Column("withdrawn_at", sa.DateTime(timezone=True)),
     )
     op.create_index("ix_alternatives_version", "alternatives", ["snippet_id", "version"])
+    _count_existing(op.get_bind())
+
+
+def _count_existing(conn) -> None:
+    """Attempts made before classes existed enter the counters as class "" (no class)."""
+    from types import SimpleNamespace
+    from app.classes.counts import count_attempts  # the counting the app does at this revision
+    old = sa.table("attempts", sa.column("id", sa.BigInteger), sa.column("learner"), sa.column("snippet_id"),
+                   sa.column("version"), sa.column("blanks", sa.JSON), sa.column("practice", sa.Boolean),
+                   sa.column("created_at", sa.DateTime(timezone=True)))
+    last = 0
+    while rows := conn.execute(sa.select(old).where(old.c.id > last).order_by(old.c.id).limit(1000)).all():
+        count_attempts(conn, [(r.id, SimpleNamespace(learner=r.learner, snippet_id=r.snippet_id, version=r.version,
+                                                     blanks=r.blanks or (), practice=bool(r.practice)),
+                               _utc(r.created_at)) for r in rows], {})
+        last = rows[-1].id
+
+
+def _utc(at: datetime) -> datetime:
+    return at.replace(tzinfo=timezone.utc) if at.tzinfo is None else at.astimezone(timezone.utc)
 
 
 def downgrade() -> None:
