@@ -95,6 +95,12 @@ def test_concurrent_requests_keep_their_own_language(client):
     assert all(got == ("en en-text" if want == "en" else "zh-CN") for want, got in results)
 
 
-def test_a_malformed_cookie_header_is_ignored(client):
-    page = client.get("/", headers={"Cookie": 'lang="en; x=\\"', "Accept-Language": "zh"})
+@pytest.mark.parametrize("cookie", ['lang=<script>; x="\\', "lang=english", "xlang=en", 'lang="; ;;', "lang=" + "e" * 5000])
+def test_a_malformed_or_unknown_cookie_is_ignored(client, cookie):
+    page = client.get("/", headers={"Cookie": cookie, "Accept-Language": "zh"})
     assert page.status_code == 200 and html_lang(page) == "zh-CN"
+
+
+def test_the_cookie_is_found_among_others(client):
+    page = client.get("/", headers={"Cookie": 'cc_learner=abc.def; lang="en"', "Accept-Language": "zh"})
+    assert html_lang(page) == "en"
