@@ -1,5 +1,8 @@
 """The UI language per request: `?lang=`, the remembered cookie, Accept-Language, the default."""
+import os
 import re
+import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -8,7 +11,7 @@ from fastapi.testclient import TestClient
 from app.keys import ConfigError
 from app.language import accepted, chosen, supported
 from app.main import create_app
-from app.settings import Settings
+from app.settings import PROJECT_DIR, Settings
 
 DRILL = "/s/mlm-online-softmax/drill?rate=20&seed=5"
 
@@ -104,3 +107,13 @@ def test_a_malformed_or_unknown_cookie_is_ignored(client, cookie):
 def test_the_cookie_is_found_among_others(client):
     page = client.get("/", headers={"Cookie": 'cc_learner=abc.def; lang="en"', "Accept-Language": "zh"})
     assert html_lang(page) == "en"
+
+
+@pytest.mark.parametrize("setting, expected", [("en-US", "This is a binary file"), ("zh", "这是二进制文件")])
+def test_the_checker_speaks_the_default_language(tmp_path, setting, expected):
+    path = tmp_path / "binary.md"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    out = subprocess.run([sys.executable, "-m", "app.snippets", "check", "--no-run", str(path)],
+                         cwd=PROJECT_DIR, env={**os.environ, "CODECLOZE_LANGUAGE": setting},
+                         capture_output=True, text=True)
+    assert out.returncode == 1 and expected in out.stdout
