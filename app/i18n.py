@@ -1,26 +1,58 @@
-"""UI strings go through gettext; the msgids are the Chinese UI text, so no catalog means Chinese.
+"""UI strings go through gettext; the msgids are the Chinese UI text, so Chinese needs no catalog.
 
-An English catalog goes in app/locale/en/LC_MESSAGES/messages.mo (extract with Babel using
-babel.cfg) and is chosen with CODECLOZE_LANGUAGE=en.
+The language is per request: app/language.py chooses it and sets it here (a context variable,
+so concurrent requests and the threads their sync routes run in each see their own). Catalogs
+live in app/locale/<lang>/LC_MESSAGES/messages.po; `scripts/translations` extracts, updates and
+compiles them (the .mo files are compiled by scripts/setup and at start-up when out of date).
 """
 import gettext
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 LOCALE_DIR = Path(__file__).parent / "locale"
-_translations: gettext.NullTranslations = gettext.NullTranslations()
+SOURCE = "zh"  # the language of the msgids
+LANGUAGES = ("zh", "en")  # offered in the switch, in this order
+HTML_LANG = {"zh": "zh-CN", "en": "en"}
+
+_catalogs: dict[str, gettext.NullTranslations] = {SOURCE: gettext.NullTranslations()}
+_current: ContextVar[str] = ContextVar("language", default=SOURCE)
 
 
-def set_language(language: str) -> gettext.NullTranslations:
-    global _translations
-    _translations = gettext.translation("messages", LOCALE_DIR, [language], fallback=True)
-    return _translations
+def catalog(language: str) -> gettext.NullTranslations:
+    """The compiled catalog of `language` (loaded once; the source language has none)."""
+    found = _catalogs.get(language)
+    if found is None:
+        found = _catalogs[language] = gettext.translation("messages", LOCALE_DIR, [language], fallback=True)
+    return found
+
+
+def set_language(language: str) -> None:
+    """The language of what this request (or task) renders from now on."""
+    catalog(language)
+    _current.set(language)
+
+
+@contextmanager
+def speaking(language: str):
+    """`language` within the block only (for code outside a request: tests, scripts)."""
+    catalog(language)
+    token = _current.set(language)
+    try:
+        yield
+    finally:
+        _current.reset(token)
+
+
+def language() -> str:
+    return _current.get()
 
 
 def _(message: str, **params) -> str:
-    text = _translations.gettext(message)
+    text = _catalogs[_current.get()].gettext(message)
     return text % params if params else text
 
 
 def ngettext(singular: str, plural: str, n: int, **params) -> str:
-    text = _translations.ngettext(singular, plural, n)
+    text = _catalogs[_current.get()].ngettext(singular, plural, n)
     return text % params if params else text

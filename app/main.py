@@ -13,7 +13,7 @@ from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.engine import make_url
 
-from . import i18n, observability
+from . import observability
 from .assets import head_tags
 from .markdown import pygments_css
 from .auth import TeacherAuth
@@ -23,6 +23,7 @@ from .db.snippet_rows import SnippetRows
 from .execution import status_label
 from .head_requests import HeadAsGet
 from .keys import ConfigError, app_secret
+from .language import LanguageMiddleware, default_language
 from .memory.identity import Identity
 from .memory.progress import utc_time
 from .routes import api, attempts, classes, errors, health, home, me, review, teach, trainer
@@ -32,6 +33,7 @@ from .snippets.errors import SnippetInvalid
 from .snippets.library import SnippetLibrary
 from .store import Store
 from .templating import make_templates
+from .translations import compile_stale
 
 log = logging.getLogger("codecloze")
 
@@ -102,7 +104,8 @@ def _private_data(settings: Settings) -> None:
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
-    i18n.set_language(settings.language)
+    language = default_language(settings.language)  # per request from here on (app/language.py)
+    compile_stale()
     _private_data(settings)
     store = Store(settings.sqlalchemy_url, settings.db_busy_ms)
     rows = SnippetRows(store.engine)
@@ -137,6 +140,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.include_router(module.router)
     errors.install(app)
     observability.install(app)
+    app.add_middleware(LanguageMiddleware, default=language)
     app.add_middleware(HeadAsGet)
     return app
 

@@ -15,6 +15,8 @@ from . import i18n
 from .settings import PROJECT_DIR
 
 FRAMES_KEPT = 1024
+# The switch names each language in itself.
+UI_LANGUAGES = (("zh", "zh-CN", "中文"), ("en", "en", "English"))
 
 
 def make_templates() -> Jinja2Blocks:
@@ -24,6 +26,8 @@ def make_templates() -> Jinja2Blocks:
     templates = Jinja2Blocks(env=env)
     templates.env.install_gettext_callables(i18n._, i18n.ngettext, newstyle=True)
     templates.env.globals["_"] = i18n._
+    templates.env.globals["ui_language"] = i18n.language
+    templates.env.globals["ui_languages"] = UI_LANGUAGES
     templates.frames = {}
     return templates
 
@@ -67,11 +71,12 @@ def _quality(accept: str, media: str) -> float:
         name, *params = (p.strip() for p in part.split(";"))
         rank = {media: 2, f"{kind}/*": 1, "*/*": 0}.get(name.lower(), -1)
         if rank > best:
-            best, q = rank, _q(params)
+            best, q = rank, q_value(params)
     return q
 
 
-def _q(params: list[str]) -> float:
+def q_value(params: list[str]) -> float:
+    """The `q=` of a header element's parameters (1 when absent)."""
     for param in params:
         key, _, value = param.partition("=")
         if key.strip().lower() == "q":
@@ -119,7 +124,8 @@ def _frame_parts(templates, template: str, block: str | None, request: Request, 
                  frame: Frame) -> tuple[bytes | str, ...]:
     """Encoded text between slots, with slot names at the odd positions."""
     frames: dict = templates.frames
-    key = (template, block, frame.key)
+    # The page's own text is in the request's language: one frame per language.
+    key = (template, block, frame.key, i18n.language())
     parts = frames.get(key)
     if parts is None:
         markers = {name: Markup(f"\x00{_TOKEN}:{name}\x00") for name in frame.slots}

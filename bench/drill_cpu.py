@@ -17,11 +17,11 @@ HEADERS = [(b"hx-request", b"true"), (b"content-type", b"application/x-www-form-
            (b"cookie", f"cc_learner={LEARNER}".encode())]
 
 
-async def call(method: str, url: str, body: bytes = b"") -> None:
+async def call(method: str, url: str, body: bytes = b"", *, target=app, headers=HEADERS) -> None:
     path, _, query = url.partition("?")
     scope = {"type": "http", "http_version": "1.1", "method": method, "path": path, "raw_path": path.encode(),
              "query_string": query.encode(), "root_path": "", "scheme": "http", "server": ("127.0.0.1", 80),
-             "client": ("127.0.0.1", 1), "app": app, "headers": HEADERS}
+             "client": ("127.0.0.1", 1), "app": target, "headers": headers}
     status = []
 
     async def receive():
@@ -30,7 +30,7 @@ async def call(method: str, url: str, body: bytes = b"") -> None:
     async def send(message):
         if message["type"] == "http.response.start":
             status.append(message["status"])
-    await app(scope, receive, send)
+    await target(scope, receive, send)
     assert status == [200], status
 
 

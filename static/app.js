@@ -207,6 +207,16 @@
     shownAt = Date.now();
   }, true);
 
+  // The language switch keeps the page's own query (its mask, rate, unit): only `lang` changes.
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest && event.target.closest(".lang-switch a[data-lang]");
+    if (!link || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
+    var url = new URL(window.location.href);
+    url.searchParams.set("lang", link.dataset.lang);
+    event.preventDefault();
+    window.location.assign(url.toString());
+  });
+
   document.addEventListener("DOMContentLoaded", function () { prepare(document.body); });
   document.addEventListener("htmx:load", function (event) {
     if (event.target !== document.body) prepare(event.target);

@@ -109,6 +109,13 @@ def browser_type_launch_args(browser_type_launch_args, chromium_path):
 
 
 @pytest.fixture(scope="session")
+def browser_context_args(browser_context_args):
+    # The course's learners: a Chinese browser (Chromium's own default asks for en-US, and the UI
+    # follows Accept-Language). tests/test_browser_language.py sets its own.
+    return {**browser_context_args, "locale": "zh-CN"}
+
+
+@pytest.fixture(scope="session")
 def artifacts() -> Path:
     folder = PROJECT_DIR / "test-artifacts"
     folder.mkdir(exist_ok=True)

@@ -1,9 +1,12 @@
 """A page filled into its cached frame is byte for byte the page Jinja renders for that request."""
+import re
+
 import pytest
 from jinja2 import ChoiceLoader, DictLoader
 from markupsafe import Markup
 from starlette.requests import Request
 
+from app import i18n
 from app.engine.score import score
 from app.engine.tokens import DEFAULT_KINDS, KINDS
 from app.feedback import Result, revealed_states
@@ -100,6 +103,35 @@ def test_fixed_exercises_fill_frames_until_scored(client):
     result = scored(drill, 1, RUNS[1])
     _, framed = both_ways(client.app, drill, False, shown=result.hole_states(), result=result)
     assert framed is None  # written answers are the learner's own text: rendered directly
+
+
+@pytest.mark.parametrize("htmx", [False, True])
+def test_each_language_fills_its_own_frame(client, htmx):
+    """One frame shape, two languages: two frames, and neither leaks into the other's pages."""
+    snippet = client.app.state.library.get("mlm-online-softmax")
+    pages = {}
+    for language in ("zh", "en", "zh", "en"):
+        for seed in (1, 2):
+            with i18n.speaking(language):
+                direct, framed = both_ways(client.app, random_drill(snippet, 20, seed), htmx)
+            assert framed == direct
+            framed = re.sub(rb"seed=\d+", b"seed=N", framed)  # the "new mask" link has a fresh seed
+            assert pages.setdefault((language, seed), framed) == framed  # the same after the other language
+    assert b"maskable tokens" in pages["en", 1] and "可挖空位".encode() not in pages["en", 1]
+    assert "可挖空位".encode() in pages["zh", 1] and b"maskable tokens" not in pages["zh", 1]
+    assert b'aria-label="blank 1"' in pages["en", 1] and 'aria-label="&#31354; 1"'.encode() in pages["zh", 1]
+    frames = [key for key in client.app.state.templates.frames if key[0] == "snippet.html"]
+    assert sorted(key[-1] for key in frames) == ["en", "zh"]
+    assert i18n.language() == "zh"  # the block's language ended with it
+
+
+def test_pages_served_in_turn_in_two_languages_do_not_mix(client):
+    # Through the app: a frame made for an English request, then a Chinese request of the same shape.
+    url = "/s/mlm-flash-forward/drill?rate=30&seed=8"
+    english, chinese, again = (re.sub(r"seed=\d+", "seed=N", client.get(url, headers={"Accept-Language": lang}).text)
+                               for lang in ("en", "zh", "en"))
+    assert english == again and english != chinese
+    assert "可挖空位" in chinese and "可挖空位" not in english and "Mask rate" in english and "Mask rate" not in chinese
 
 
 def test_slot_values_are_escaped_like_jinja_escapes_them(client):

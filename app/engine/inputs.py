@@ -5,6 +5,7 @@ from typing import NamedTuple
 
 from markupsafe import escape
 
+from .. import i18n
 from ..i18n import _
 from .score import Hole
 
@@ -39,7 +40,7 @@ def input_parts(key: str, answer: str, hint: str | None, tag: str, state: str) -
 
 
 @lru_cache(maxsize=4096)
-def _reveal_button(key: str, label: str) -> str:
+def _reveal_button(key: str, label: str, language: str) -> str:
     name = ascii_html(_("显示%(label)s的答案", label=label))
     return f'<button type="button" class="reveal" data-for="blank-{key}" aria-label="{name}" title="{name}">?</button>'
 
@@ -55,5 +56,5 @@ def input_html(hole: Hole, shown: HoleState) -> str:
     before, middle, after = input_parts(hole.key, hole.answer, hole.hint, hole.tag, shown.state)
     # plain str throughout: formatting Markup costs more
     label = ascii_html(hole.label)
-    button = _reveal_button(hole.key, hole.label) if shown.reveal and shown.state in ASKABLE else ""
+    button = _reveal_button(hole.key, hole.label, i18n.language()) if shown.reveal and shown.state in ASKABLE else ""
     return f"{before}{html.escape(shown.value)}{middle}{label}{after}{button}"

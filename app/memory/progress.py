@@ -33,7 +33,8 @@ def chart_svg(history: list[list[float]], label: str | None = None, when=None) -
     line = " ".join(f"{x:.1f},{y:.1f}" for x, y, _t, _a in points)
     dots = "".join(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2.5"><title>{when(t)} · {acc:.0%}</title></circle>'
                    for x, y, t, acc in points)
-    label = html.escape(label or _("正确率变化：%(n)s 次，最近 %(last)s", n=n, last=f"{history[-1][1]:.0%}"))
+    last = f"{history[-1][1]:.0%}"
+    label = html.escape(label or _("正确率变化：%(n)s 次，最近 %(last)s", n=n, last=last))
     return Markup(f'<svg class="chart" viewBox="{-LABEL_W} -6 {CHART_W + LABEL_W + 6} {CHART_H + 12}" role="img"'
                   f' aria-label="{label}"><text x="-6" y="4">100%</text><text x="-6" y="{CHART_H + 4}">0%</text>'
                   f'<line class="axis" x1="0" y1="{CHART_H}" x2="{CHART_W}" y2="{CHART_H}"/>'
@@ -88,7 +89,7 @@ def coloured_code(code: str, mark) -> Markup:
 def _tip(row) -> str:
     tip = _("测过 %(seen)s 次，没答出 %(misses)s 次", seen=row.seen, misses=row.misses)
     if row.wrong:
-        tip += _("；答过：%(wrong)s", wrong="、".join(row.wrong))
+        tip += _("；答过：%(wrong)s", wrong=_("、").join(row.wrong))  # the list separator too
     return tip
 
 

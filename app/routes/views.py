@@ -51,21 +51,26 @@ def page_context(drill: Drill, *, shown, result: Result | None, revealed: bool, 
                      if random else "",
         "counts": counts_text(drill),
         "kind_toggles": kind_toggles(drill),
-        "unit_names": UNIT_NAMES,
+        "unit_names": unit_names(),
         "mask_query": mask_query(drill.unit, drill.kinds),
         "default_kinds": DEFAULT_KINDS,
         **result_context(drill, result),
     }
 
 
-UNIT_NAMES = {"token": _("单个词元"), "span": _("子表达式"), "line": _("整行")}
-KIND_NAMES = {"names": _("名称"), "literals": _("字面量"), "operators": _("运算符"), "punctuation": _("标点")}
+def unit_names() -> dict[str, str]:
+    """Names in the request's language (made per call, never at import)."""
+    return {"token": _("单个词元"), "span": _("子表达式"), "line": _("整行")}
+
+
+def kind_names() -> dict[str, str]:
+    return {"names": _("名称"), "literals": _("字面量"), "operators": _("运算符"), "punctuation": _("标点")}
 
 
 def kind_toggles(drill: Drill) -> list[tuple[str, str, bool, tuple[str, ...] | None]]:
     """Each kind, whether it is chosen, and the kinds after toggling it (None: the last one left)."""
     out = []
-    for kind, name in KIND_NAMES.items():
+    for kind, name in kind_names().items():
         on = kind in drill.kinds
         toggled = tuple(k for k in KINDS if (k == kind) != (k in drill.kinds))
         out.append((kind, name, on, toggled or None))

@@ -15,6 +15,8 @@ import tempfile
 from pathlib import Path
 
 from ..i18n import set_language
+from ..language import supported
+from ..translations import compile_stale
 from ..sandbox.types import Verdict
 from .files import MAX_BYTES
 from .strength import check_strength
@@ -183,7 +185,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--strength runs code; it cannot be combined with --no-run")
     if args.max_mutants < 1 or args.budget <= 0:
         parser.error("--max-mutants and --budget must be positive")
-    set_language(os.environ.get("CODECLOZE_LANGUAGE", "zh"))  # as the server does; problems are UI text
+    compile_stale()  # problems are UI text, in the server's default language
+    set_language(supported(os.environ.get("CODECLOZE_LANGUAGE")) or "zh")
     try:
         return asyncio.run(_check(args))
     except KeyboardInterrupt:
