@@ -48,7 +48,7 @@ def test_class_page_heatmap_and_one_click_alternative(page: Page, browser: Brows
     join = page.input_value("input.device-link")
     assert join.endswith("/join/cs-101")
 
-    learner = browser.new_context().new_page()
+    learner = browser.new_context(locale="zh-CN").new_page()
     learner.goto(join)
     learner.click("text=加入这个班级")
     expect(learner.locator("input[name=class_code]")).to_have_value("cs-101")
