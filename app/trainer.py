@@ -48,13 +48,6 @@ def random_drill(snippet: Snippet, rate: int, seed: int, unit: str = DEFAULT_UNI
                  hidden, lines)
 
 
-def hidden_spans(snippet: Snippet, rate: int, seed: int, unit: str = DEFAULT_UNIT,
-                 kinds: tuple[str, ...] = DEFAULT_KINDS) -> list[int]:
-    """Candidate indices of the tokens a mask hides."""
-    holes, _hidden = _mask_holes(snippet.code, snippet.version, unit, kinds, rate, seed, "")
-    return [i for h in holes for i in range(h.span[0], h.span[1] + 1)]
-
-
 def chosen_drill(snippet: Snippet, rate: int, seed: int, review) -> Drill:
     """A random-mode drill hiding the spans a review chose (`review.chosen`)."""
     spans = {hole[4][0]: hole for hole in _span_holes(snippet.code, DEFAULT_KINDS)}  # by span index

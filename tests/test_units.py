@@ -7,7 +7,7 @@ from app.engine.mask import SEED_MAX, blank_count
 from app.engine.score import splice
 from app.engine.tokens import KINDS, candidate_spans, eligible_spans, token_sequence
 from app.engine.units import SPAN_MAX, line_pieces
-from app.trainer import hidden_spans, parse_kinds, random_drill
+from app.trainer import parse_kinds, random_drill
 from tests.test_engine import SNIPPETS
 
 KIND_SETS = st.sets(st.sampled_from(KINDS), min_size=1).map(lambda s: tuple(k for k in KINDS if k in s))
@@ -96,12 +96,6 @@ def test_every_input_of_a_mask_changes_it(snippet, rate, seed):
     # Two seeds may draw the same small mask by chance; a handful of seeds never all do.
     assert any(keys(seed=seed + i) != base for i in range(1, 6)) and keys(unit="line") != base
     assert keys(kinds=("names",)) != base
-
-
-def test_hidden_spans_cover_each_range():
-    snippet = next(s for s in SNIPPETS if s.id == "mlm-flash-forward")
-    drill = random_drill(snippet, 30, 5, "span")
-    assert hidden_spans(snippet, 30, 5, "span") == [i for h in drill.holes for i in range(h.span[0], h.span[1] + 1)]
 
 
 def test_kinds_parse_in_any_order_to_one_tuple():

@@ -1,6 +1,5 @@
 """Random masks: a pure function of (snippet version, rate, seed), so no page state is kept."""
 import random
-from collections.abc import Callable, Iterable
 
 RATE_MIN, RATE_MAX = 10, 50
 SEED_MAX = 2**53 - 1  # survives a round trip through JavaScript numbers

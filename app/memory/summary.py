@@ -1,8 +1,6 @@
 """A learner's standing, read from their cards and token memory: what `/me` and `/` show."""
 from datetime import datetime, time, timedelta, timezone
 
-from sqlalchemy import select
-
 from .progress import chart_svg, duration, heatmap_html, streak
 from .schedule import aware
 from .state import due_cards, learner_cards, token_memory

@@ -18,7 +18,7 @@ from ..db.commit import NotStored
 from ..memory.record import attempt_record
 from ..submission import answers_for, read_fields
 from ..templating import Frame, render
-from ..trainer import (DEFAULT_UNIT, Drill, fixed_drill, hidden_spans, parse_kinds, parse_rate, parse_seed,
+from ..trainer import (DEFAULT_UNIT, Drill, fixed_drill, parse_kinds, parse_rate, parse_seed,
                        mask_query, parse_unit, random_drill, revealed_keys)
 from .outcome import result_shape
 from .views import PAGE_SLOTS, drill_json, page_context
