@@ -12,6 +12,7 @@ from jinja2_fragments.fastapi import Jinja2Blocks
 from markupsafe import Markup, escape
 
 from . import i18n
+from .engine.inputs import mark_names
 from .settings import PROJECT_DIR
 
 FRAMES_KEPT = 1024
@@ -28,6 +29,7 @@ def make_templates() -> Jinja2Blocks:
     templates.env.globals["_"] = i18n._
     templates.env.globals["ui_language"] = i18n.language
     templates.env.globals["ui_languages"] = UI_LANGUAGES
+    templates.env.globals["mark_names"] = mark_names
     templates.frames = {}
     return templates
 

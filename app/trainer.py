@@ -1,4 +1,5 @@
 """A drill on a page: which holes a snippet shows in random-mask or fixed (cloze) mode."""
+import bisect
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -42,7 +43,7 @@ def mask_query(unit: str, kinds: tuple[str, ...]) -> str:
 
 def random_drill(snippet: Snippet, rate: int, seed: int, unit: str = DEFAULT_UNIT,
                  kinds: tuple[str, ...] = DEFAULT_KINDS) -> Drill:
-    holes, hidden = _mask_holes(snippet.code, snippet.version, unit, kinds, rate, seed, _("空 %(n)s"))
+    holes, hidden = _mask_holes(snippet.code, snippet.version, unit, kinds, rate, seed, blank_name())
     lines = len(line_pieces(snippet.code, kinds)) if unit == "line" else 0
     return Drill(snippet, "random", holes, len(_span_holes(snippet.code, kinds)), rate, seed, unit, kinds,
                  hidden, lines)
@@ -51,8 +52,9 @@ def random_drill(snippet: Snippet, rate: int, seed: int, unit: str = DEFAULT_UNI
 def chosen_drill(snippet: Snippet, rate: int, seed: int, review) -> Drill:
     """A random-mode drill hiding the spans a review chose (`review.chosen`)."""
     spans = {hole[4][0]: hole for hole in _span_holes(snippet.code, DEFAULT_KINDS)}  # by span index
-    labels = _labels(_("空 %(n)s"), len(review.chosen))
-    holes = tuple(Hole(*spans[i][:4], labels[n], None, "", spans[i][4]) for n, i in enumerate(review.chosen, start=1))
+    picked = [spans[i] for i in review.chosen]
+    labels = _labels(blank_name(), snippet.code, tuple(hole[1] for hole in picked))
+    holes = tuple(Hole(*hole[:4], label, None, "", hole[4]) for hole, label in zip(picked, labels))
     return Drill(snippet, "random", holes, len(spans), rate, seed, hidden=len(holes), review=review)
 
 
@@ -63,19 +65,31 @@ def _mask_holes(code: str, version: str, unit: str, kinds: tuple[str, ...], rate
     submits the mask their page just showed."""
     if unit == "token":
         spans = _span_holes(code, kinds)
-        chosen = random_mask(version, len(spans), rate, seed)  # positions among the eligible spans
-        labels = _labels(label, len(chosen))  # the n-th blank of this mask
-        return tuple(Hole(*spans[i][:4], labels[n], None, "", spans[i][4]) for n, i in enumerate(chosen, start=1)), len(chosen)
+        chosen = [spans[i] for i in random_mask(version, len(spans), rate, seed)]  # among the eligible spans
+        labels = _labels(label, code, tuple(hole[1] for hole in chosen))
+        return tuple(Hole(*hole[:4], name, None, "", hole[4]) for hole, name in zip(chosen, labels)), len(chosen)
     mask = (span_mask if unit == "span" else line_mask)(code, version, kinds, rate, seed)
-    labels = _labels(label, len(mask))
-    holes = tuple(Hole(f"s{p.first}", p.start, p.end, code[p.start:p.end], labels[n], span=(p.first, p.last))
-                  for n, p in enumerate(mask, start=1))
+    labels = _labels(label, code, tuple(p.start for p in mask))
+    holes = tuple(Hole(f"s{p.first}", p.start, p.end, code[p.start:p.end], name, span=(p.first, p.last))
+                  for p, name in zip(mask, labels))
     return holes, sum(p.size for p in mask)
 
 
-@lru_cache(maxsize=64)
-def _labels(template: str, count: int) -> tuple[str, ...]:
-    return tuple(template % {"n": n} if template else "" for n in range(count + 1))
+def blank_name() -> str:
+    """A random mask's blank as a screen reader names it: its place in the mask and its line."""
+    return _("第 %(n)s 空（共 %(total)s 个），第 %(line)s 行")
+
+
+def _labels(template: str, code: str, starts: tuple[int, ...]) -> tuple[str, ...]:
+    """The n-th blank's accessible name ("blank 3 of 12, line 7"), for blanks starting at `starts`."""
+    lines = _line_starts(code)
+    return tuple(template % {"n": n, "total": len(starts), "line": bisect.bisect_right(lines, start)}
+                 for n, start in enumerate(starts, start=1))
+
+
+@lru_cache(maxsize=256)
+def _line_starts(code: str) -> tuple[int, ...]:
+    return (0, *(i + 1 for i, c in enumerate(code) if c == "\n"))
 
 
 @lru_cache(maxsize=256)
@@ -86,8 +100,12 @@ def _span_holes(code: str, kinds: tuple[str, ...]) -> tuple[tuple, ...]:
 
 
 def fixed_drill(snippet: Snippet) -> Drill:
+    lines = _line_starts(snippet.code)
+    total = len({b.group for b in snippet.blanks})
     holes = tuple(
-        Hole(f"c{b.index}", b.start, b.end, b.answer, _("填空 %(n)s", n=b.group), b.hint, str(b.group))
+        Hole(f"c{b.index}", b.start, b.end, b.answer,
+             _("填空 %(n)s（共 %(total)s 个），第 %(line)s 行", n=b.group, total=total,
+               line=bisect.bisect_right(lines, b.start)), b.hint, str(b.group))
         for b in snippet.blanks
     )
     return Drill(snippet, "fixed", holes, len(eligible_spans(snippet.code)))

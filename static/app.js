@@ -18,9 +18,27 @@
     input.classList.remove("wrong", "empty", "accepted");
     input.classList.add("revealed");
     input.dataset.state = "revealed";
+    input.removeAttribute("aria-invalid");
     fit(input);
     var button = input.nextElementSibling;
+    if (button && button.matches("span.mark")) button = button.nextElementSibling;
     if (button && button.matches("button.reveal")) button.remove();
+    setMark(input, "revealed");
+  }
+
+  // The mark after a scored blank (✓ ✗ …), so its state never shows by colour alone; names
+  // and marks come from the server (data-mark-names on the trainer), in the page's language.
+  function setMark(input, state) {
+    var next = input.nextElementSibling, trainer = input.closest(".trainer");
+    if (next && next.matches("span.mark")) next.remove();
+    var names = JSON.parse(trainer && trainer.dataset.markNames || "{}"), known = names[state];
+    if (!known) return;
+    var mark = document.createElement("span");
+    mark.className = "mark " + state;
+    mark.setAttribute("role", "img");
+    mark.setAttribute("aria-label", known[1]);
+    mark.textContent = known[0];
+    input.after(mark);
   }
 
   function move(input, step) {
@@ -136,11 +154,15 @@
   // are); the inputs already hold the answers.
   function mark(input, m, label) {
     var next = input.nextElementSibling;
+    if (next && next.matches("span.mark")) next = next.nextElementSibling;
     if (next && next.matches("button.reveal")) next.remove();
     input.classList.remove("right", "wrong", "accepted", "revealed", "empty");
     var state = m ? m[0] : "";
     if (state) input.classList.add(state);
     input.dataset.state = state;
+    setMark(input, state);
+    if (state === "wrong" || state === "empty") input.setAttribute("aria-invalid", "true");
+    else input.removeAttribute("aria-invalid");
     if (state === "wrong" || state === "empty") {
       var button = document.createElement("button");
       button.type = "button";
@@ -150,7 +172,7 @@
       button.setAttribute("aria-label", name);
       button.title = name;
       button.textContent = "?";
-      input.after(button);
+      (input.nextElementSibling && input.nextElementSibling.matches("span.mark") ? input.nextElementSibling : input).after(button);
     }
   }
 
@@ -163,12 +185,21 @@
     if (line) line.classList.add("error-line");
   }
 
+  // A scored outcome swapped in is read out: score, then verdict (the live region stays put).
+  function announce(outcome) {
+    var announcer = document.getElementById("announcer"), parts = [];
+    outcome.querySelectorAll(".result .notice, .result .score, .result .empty-note, .result .verdict strong")
+      .forEach(function (el) { parts.push(el.textContent.replace(/\s+/g, " ").trim()); });
+    if (announcer && parts.length) announcer.textContent = parts.join(" ");
+  }
+
   function prepare(root) {
     var trainer = root.closest && root.closest("#trainer") || root.querySelector && root.querySelector("#trainer");
     if (!trainer) return;
     if (root === trainer || root === document.body) shownAt = Date.now();
     var outcome = trainer.querySelector("#outcome");
     if (outcome) paint(outcome, trainer);
+    if (outcome && root === outcome) announce(outcome);
     blanks(trainer).forEach(fit);
     var first = trainer.querySelector("input.blank.wrong, input.blank.empty") ||
       (trainer.querySelector(".result") ? null : blanks(trainer).filter(isEmpty)[0]);

@@ -112,7 +112,24 @@ def test_exercise_page_has_fixed_blanks_labelled_by_group(client):
     html = client.get("/s/ex3-blocked-matmul").text
     snippet = client.app.state.library.get("ex3-blocked-matmul")
     assert input_names(html) == [f"c{b.index}" for b in snippet.blanks]
-    assert "填空 2" in [unescape(label) for label in re.findall(r'aria-label="([^"]*)"', html)]
+    labels = [unescape(label) for label in re.findall(r'<input class="blank[^>]*aria-label="([^"]*)"', html)]
+    groups = len({b.group for b in snippet.blanks})
+    assert labels == [f"填空 {b.group}（共 {groups} 个），第 {snippet.code.count(chr(10), 0, b.start) + 1} 行"
+                      for b in snippet.blanks]
+
+
+def test_random_blanks_are_named_by_place_total_and_line(client):
+    """"blank 3 of 12, line 7": what a screen reader says for each blank, in code order."""
+    snippet = client.app.state.library.get("mlm-flash-forward")
+    html = client.get("/s/mlm-flash-forward/drill?rate=30&seed=3").text
+    labels = [unescape(label) for label in re.findall(r'<input class="blank[^>]*aria-label="([^"]*)"', html)]
+    starts = [span.start for span in eligible_spans(snippet.code) if f'name="s{span.index}"' in html]
+    assert len(labels) == len(starts) > 10
+    assert labels == [f"第 {n} 空（共 {len(starts)} 个），第 {snippet.code.count(chr(10), 0, start) + 1} 行"
+                      for n, start in enumerate(starts, start=1)]
+    english = client.get("/s/mlm-flash-forward/drill?rate=30&seed=3", headers={"accept-language": "en"}).text
+    assert unescape(re.search(r'<input class="blank[^>]*aria-label="([^"]*)"', english).group(1)) == \
+        f"blank 1 of {len(starts)}, line {snippet.code.count(chr(10), 0, starts[0]) + 1}"
 
 
 def test_exercise_right_answers_score_full_marks(client):

@@ -19,6 +19,24 @@ class HoleState(NamedTuple):
 
 BLANK = HoleState()
 ASKABLE = ("wrong", "empty")  # scored states whose input gets a button to reveal the answer
+# A scored blank's mark, so that its state never shows by colour alone; its name is what a
+# screen reader says after the blank (the same words as the legend under the score).
+MARKS = {"right": "✓", "accepted": "≈", "wrong": "✗", "empty": "∅", "revealed": "↩"}
+
+
+def mark_names() -> dict[str, tuple[str, str]]:
+    """state -> (mark, its name in the UI language), for the server's marks and app.js's."""
+    names = {"right": _("匹配"), "accepted": _("运行接受"), "wrong": _("错误"), "revealed": _("已显示"),
+             "empty": _("未填")}
+    return {state: (mark, names[state]) for state, mark in MARKS.items()}
+
+
+@lru_cache(maxsize=64)
+def _mark_html(state: str, language: str) -> str:
+    if state not in MARKS:
+        return ""
+    mark, name = mark_names()[state]
+    return f'<span class="mark {state}" role="img" aria-label="{ascii_html(name)}">{mark}</span>'
 
 
 @lru_cache(maxsize=16384)
@@ -34,7 +52,8 @@ def input_parts(key: str, answer: str, hint: str | None, tag: str, state: str) -
     before = f'{tag_html}<input class="blank{" " if state else ""}{state}" name="{key}" id="blank-{key}" value="'
     middle = (f'" style="--w:{max(len(answer), 2) + 1}" autocomplete="off" autocapitalize="off"'
               f' spellcheck="false" aria-label="')
-    after = (f'" data-state="{state}"' + (f' title="{escape(hint)}"' if hint else "")
+    invalid = ' aria-invalid="true"' if state in ASKABLE else ""
+    after = (f'" data-state="{state}"{invalid}' + (f' title="{escape(hint)}"' if hint else "")
              + f' data-answer="{ascii_html(answer)}">')
     return before, middle, after
 
@@ -57,4 +76,5 @@ def input_html(hole: Hole, shown: HoleState) -> str:
     # plain str throughout: formatting Markup costs more
     label = ascii_html(hole.label)
     button = _reveal_button(hole.key, hole.label, i18n.language()) if shown.reveal and shown.state in ASKABLE else ""
-    return f"{before}{html.escape(shown.value)}{middle}{label}{after}{button}"
+    mark = _mark_html(shown.state, i18n.language()) if shown.state else ""
+    return f"{before}{html.escape(shown.value)}{middle}{label}{after}{mark}{button}"
