@@ -38,7 +38,19 @@ KATEX_CSS = Asset(
     path=f"vendor/katex-{KATEX_VERSION}/katex.min.css",
     integrity="sha384-WwGtaC6ywCHxA5cstpj/3+xIZvTez8dq2IcBQaXRkenHZ7FVVq1ZROtURwfbtTlG",
 )
+SWAGGER_VERSION = "5.35.0"
+SWAGGER_JS = Asset(
+    cdn_url=f"https://cdn.jsdelivr.net/npm/swagger-ui-dist@{SWAGGER_VERSION}/swagger-ui-bundle.js",
+    path=f"vendor/swagger-ui-{SWAGGER_VERSION}/swagger-ui-bundle.js",
+    integrity="sha384-gjRm0bEPMeTmMh5jT2cHccIwCUZSTd8YC+j0d0sXw0MdGEfScduGpSyF3ZSSLkX9",
+)
+SWAGGER_CSS = Asset(
+    cdn_url=f"https://cdn.jsdelivr.net/npm/swagger-ui-dist@{SWAGGER_VERSION}/swagger-ui.css",
+    path=f"vendor/swagger-ui-{SWAGGER_VERSION}/swagger-ui.css",
+    integrity="sha384-WlYgdmXYOOBWL5apwjDEZwN+U3HmXSSu5R6V5aGxEcf7z+KuRNwBhoxKVN1i3D5I",
+)
 VENDORED = (HTMX_JS, KATEX_JS, KATEX_CSS)
+API_DOCS = (SWAGGER_JS, SWAGGER_CSS)  # /docs only (app/routes/docs.py)
 MATH_JS = "math.js"  # typesets .math elements; needs katex, so it comes after it
 PROGRESS_JS = "progress.js"  # a bar on any form that keeps a person waiting over a second
 

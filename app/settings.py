@@ -17,8 +17,9 @@ class Settings(BaseSettings):
     database_url: str | None = Field(
         default=None, validation_alias=AliasChoices("CODECLOZE_DATABASE_URL", "DATABASE_URL")
     )
-    # Load htmx/KaTeX from their CDN (vendored copies are the fallback either way).
-    use_cdn: bool = True
+    # Off: every asset comes from static/ (works offline, never waits on a resolver). On: htmx and
+    # KaTeX from their CDN with subresource integrity, the vendored copies as the fallback.
+    use_cdn: bool = False
     language: str = "zh"
 
     # Sandbox: turn off on hosts that must not run learner code (token match only).

@@ -65,8 +65,9 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_server(data_dir: Path, **env: str):
-    """`uvicorn app.main:app` in a subprocess, configured only through the environment."""
+def start_server(data_dir: Path, **env: str | None):
+    """`uvicorn app.main:app` in a subprocess, configured only through the environment
+    (a setting given as None is left unset, so the app's default applies)."""
     import subprocess
     import sys
     import time
@@ -76,6 +77,7 @@ def start_server(data_dir: Path, **env: str):
     # No CDN: a parser-blocking script waiting on DNS for an unreachable host makes page loads
     # as slow as the resolver (CDN mode and its fallback have their own test in test_assets).
     environ = {**os.environ, "CODECLOZE_DATA_DIR": str(data_dir), "CODECLOZE_USE_CDN": "false", **env}
+    environ = {name: value for name, value in environ.items() if value is not None}
     proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(port)],
                             cwd=PROJECT_DIR, env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
