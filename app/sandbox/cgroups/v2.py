@@ -1,4 +1,4 @@
-"""cgroup v2: one hierarchy, `codecloze-<server pid>` with a leaf child per slot.
+"""cgroup v2: one hierarchy, `codecloze-<server pid>` with a child cgroup per slot.
 
 The parent enables memory, pids and cpu for its slots (its cpu.weight is `workers` ordinary
 processes); each slot has memory.max (shmem, tmpfs and memfd pages are charged to it as well),
@@ -9,9 +9,10 @@ The no-internal-processes rule: a cgroup other than the root may not both hold p
 enable controllers for children (EBUSY). The server runs in the cgroup the app was started in,
 so where that holds processes, they are all moved into a leaf child `codecloze-leaf` first, as
 container runtimes do. They stay inside the same cgroup's subtree, so every limit and account
-that applies to it still applies to them; it is done only when the kernel refuses (a root, or
-a cgroup whose controllers are enabled already, is left as it is). Falling back to v1 or to
-polling instead would lose shmem/tmpfs accounting on v2-only hosts, where this is the usual case.
+that applies to it still applies to them. It is done only when the kernel refuses: the root
+(which the rule exempts) and a cgroup whose controllers are on already are left as they are.
+Falling back to v1 or to polling instead would lose shmem/tmpfs accounting on v2-only hosts,
+where this is the usual case.
 """
 import errno
 import os
