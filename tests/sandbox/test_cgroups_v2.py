@@ -63,6 +63,14 @@ def test_turned_off_means_polling_with_both_versions_said_so():
     assert cgroups.protections(chosen) == {"cgroup_memory": False, "cgroup_pids": False, "cgroup_cpu": False}
 
 
+def test_a_cgroup_path_is_found_under_a_mount_of_part_of_the_hierarchy():
+    assert discovery._directory("/", "/sys/fs/cgroup", "/") == "/sys/fs/cgroup"
+    assert discovery._directory("/", "/sys/fs/cgroup/", "/a/b/") == "/sys/fs/cgroup/a/b"
+    assert discovery._directory("/a", "/mnt", "/a/b") == "/mnt/b"  # a bind mount of /a
+    assert discovery._directory("/a", "/mnt", "/ab") is None  # not below it, whatever the prefix
+    assert discovery._directory("/a", "/mnt", "/x") is None
+
+
 # -- the v2 mechanics on the real cgroup2 mount -------------------------------------------------
 
 def _remove_all(path: str) -> None:
