@@ -16,7 +16,8 @@ CPU_GRACE = 0.25  # beyond the CPU limit, so that a lone process's own timer rep
 class OutsideLimits:
     def __init__(self, limits: dict, zygote_anon_bytes: int, cgroups=None):
         """With cgroups the kernel bounds memory and processes; CPU over the tree is read from
-        cpuacct. Without, the trees are scanned in /proc (which misses shared and tmpfs memory)."""
+        the slot's cgroup (cpuacct in v1, cpu.stat in v2). Without, the trees are scanned in
+        /proc (which misses shared and tmpfs memory)."""
         self.limits, self.baseline, self.cgroups = limits, zygote_anon_bytes, cgroups
         self.next_scan = 0.0
 

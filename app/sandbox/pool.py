@@ -12,7 +12,7 @@ import socket
 import sys
 
 from . import policy
-from .cgroups import CgroupPool
+from .cgroups import open_cgroups
 from .process import JobProcess
 from .status import pid_of
 
@@ -32,7 +32,7 @@ class Pool:
         self.plan: dict = {}
         self.failures = 0
         self.probe_slot: int | None = None
-        self.cgroups = CgroupPool.open(self.limits, self.workers) if config.get("cgroups", True) else None
+        self.cgroups, self.cgroups_not_used = open_cgroups(self.limits, self.workers, config.get("cgroups", True))
 
     def start(self, zsock: socket.socket, zygote: dict) -> None:
         self.zsock, self.zygote = zsock, zygote

@@ -14,7 +14,7 @@ import socket
 import sys
 import time
 
-from . import framing, linux, policy
+from . import cgroups, framing, linux, policy
 from .outside import OutsideLimits
 from .pool import Pool
 from .status import usage
@@ -68,11 +68,8 @@ class Server:
             print("codecloze sandbox: jobs cannot import the standard library", file=sys.stderr)
         # Sent once the pool of ready job processes is full, so that the first request is fast too.
         # Enforced by this server on every host, whatever the probe found.
-        cgroups = self.pool.cgroups
-        report |= {"wall_clock_limit": True, "process_tree_limits": True,
-                   **{f"cgroup_{name}": cgroups is not None for name in ("memory", "pids", "cpu")}}
-        accounting = {"cgroups": "v1" if cgroups else None, "tree_limits": "cgroup" if cgroups else "polling",
-                      "controllers": cgroups.controllers() if cgroups else {}}
+        report |= {"wall_clock_limit": True, "process_tree_limits": True, **cgroups.protections(self.pool.cgroups)}
+        accounting = cgroups.accounting(self.pool.cgroups, self.pool.cgroups_not_used)
         view = self.zygote.get("view") or {}
         self.announcement = {"ready": {"protections": report, "plan": self.pool.plan, "accounting": accounting,
                                        "root_view": view.get("root", []), "stdlib_importable": stdlib,
