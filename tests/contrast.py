@@ -84,8 +84,10 @@ def focus_ring(page: Page, selector: str) -> dict:
       const rgb = t => t.match(/\d+(\.\d+)?/g).slice(0, 3).map(Number);
       const lum = c => 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]);
       function f(v) { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); }
-      const ring = s.outlineStyle !== "none" ? s.outlineColor : s.borderBottomColor;
-      let back = el.matches("input.blank") ? el : el.parentElement;
+      const blank = el.matches("input.blank");
+      if (!blank && s.outlineStyle === "none") return {what: selector, ratio: 0, need: 3};  // no ring at all
+      const ring = blank ? s.borderBottomColor : s.outlineColor;
+      let back = blank ? el : el.parentElement;
       while (back && getComputedStyle(back).backgroundColor === "rgba(0, 0, 0, 0)") back = back.parentElement;
       const [x, y] = [lum(rgb(ring)), lum(rgb(getComputedStyle(back).backgroundColor))].sort((a, b) => b - a);
       return {what: selector, ratio: (x + 0.05) / (y + 0.05), need: 3};
