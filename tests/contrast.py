@@ -5,7 +5,7 @@ from playwright.sync_api import Page
 
 # Runs in the page: returns one row per visible text and per control boundary.
 _MEASURE = r"""
-() => {
+(within) => {
   const rgba = (text) => {
     const m = /rgba?\(([^)]*)\)/.exec(text || "");
     if (!m) return null;
@@ -41,8 +41,8 @@ _MEASURE = r"""
   const name = (el) => el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") +
     (el.className && typeof el.className === "string" ? "." + el.className.trim().split(/\s+/).join(".") : "");
   const rows = [];
-  const text = (el, what, style, label) => {
-    const fg = rgba(style.color), bg = backdrop(el);
+  const text = (el, what, style, label, own = null) => {
+    const fg = rgba(style.color), under = backdrop(el), bg = own && own[3] > 0 ? over(own, under) : under;
     const seen = over([fg[0], fg[1], fg[2], fg[3] * opacity(el)], bg);
     rows.push({kind: "text", what: name(el) + what, text: label.slice(0, 30), ratio: ratio(seen, bg), need: large(style) ? 3 : 4.5});
   };
@@ -52,7 +52,7 @@ _MEASURE = r"""
     const bg = backdrop(against);
     rows.push({kind: "edge", what: name(el) + what, text: "", ratio: ratio(over(c, bg), bg), need: 3});
   };
-  for (const el of document.body.querySelectorAll("*")) {
+  for (const el of document.querySelector(within).querySelectorAll("*")) {
     if (!shown(el) || exempt(el) || ["SCRIPT", "STYLE", "OPTION"].includes(el.tagName)) continue;
     const own = Array.from(el.childNodes).filter(n => n.nodeType === 3).map(n => n.textContent).join("").trim();
     const style = getComputedStyle(el);
@@ -62,17 +62,20 @@ _MEASURE = r"""
       const side = style.borderBottomStyle !== "none" ? "Bottom" : style.borderTopStyle !== "none" ? "Top" : null;
       if (side) edge(el, "[border]", style[`border${side}Color`], el.parentElement);
     }
-    const before = getComputedStyle(el, "::before");
-    if (before.content && before.content !== "none" && before.content !== "normal" && before.content !== '""')
-      text(el, "::before", before, before.content);
+    for (const pseudo of ["::before", "::after"]) {  // line numbers, tooltips
+      const generated = getComputedStyle(el, pseudo);
+      if (generated.content && !["none", "normal", '""'].includes(generated.content))
+        text(el, pseudo, generated, generated.content, rgba(generated.backgroundColor));
+    }
   }
   return rows;
 }
 """
 
 
-def measure(page: Page) -> list[dict]:
-    return page.evaluate(_MEASURE)
+def measure(page: Page, within: str = "body") -> list[dict]:
+    """A row per visible text and control edge inside `within`, with its ratio and the ratio it needs."""
+    return page.evaluate(_MEASURE, within)
 
 
 def focus_ring(page: Page, selector: str) -> dict:

@@ -153,12 +153,15 @@ def pages(browser: Browser, server, app) -> tuple[dict[str, str], object]:
     teacher.close()
 
 
-def check_contrast(page: Page, where: str) -> int:
-    rows = measure(page)
-    assert len(rows) > 20, where  # the page was measured, not empty
+def check_contrast(page: Page, where: str, within: str = "body", least: int = 20) -> str:
+    """Asserts every row passes; returns the lowest text and edge ratios (for the record)."""
+    rows = measure(page, within)
+    assert len(rows) > least, where  # the page was measured, not empty
     bad = [f"{r['what']} {r['text']!r}: {r['ratio']:.2f} < {r['need']}" for r in failures(rows)]
     assert bad == [], where
-    return len(rows)
+    lowest = {kind: min((r for r in rows if r["kind"] == kind), key=lambda r: r["ratio"], default=None)
+              for kind in ("text", "edge")}
+    return " ".join(f"{kind} {r['ratio']:.2f} ({r['what']})" for kind, r in lowest.items() if r)
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
@@ -171,10 +174,18 @@ def test_every_text_passes_aa_in_both_themes(pages, server, app, theme, artifact
         for name, path in pages[f"{who}_pages"].items():
             page.goto(server + path)
             assert is_dark(page) == (theme == "dark")
+            if name == "me":
+                page.locator(".tok[data-tip]").first.focus()  # its tooltip is measured too
             measured[name] = check_contrast(page, f"{name} ({theme})")
+            if who == "teacher":
+                page.screenshot(path=artifacts / f"theme-{theme}-{name}.png", full_page=True)
         if who == "learner":
             submit_one_wrong(page, server, app)  # right, wrong, verdict, the failing line, reveal
             measured["drill"] = check_contrast(page, f"drill ({theme})")
+            page.click("button.shortcuts-open")
+            expect(page.locator("dialog#shortcuts")).to_be_visible()
+            measured["shortcuts"] = check_contrast(page, f"shortcuts ({theme})", "dialog#shortcuts", 5)
+            page.keyboard.press("Escape")
             for target in ("input.blank:not(.right):not(.wrong)", "a.refresh", "button[type=submit]"):
                 if page.locator(target).count():
                     ring = focus_ring(page, target)
@@ -185,7 +196,8 @@ def test_every_text_passes_aa_in_both_themes(pages, server, app, theme, artifact
             submit_one_wrong(page, server, app, "/s/ex2-online-softmax")
             measured["exercise-scored"] = check_contrast(page, f"exercise scored ({theme})")
         page.close()
-    print(theme, measured)
+    for name, lowest in measured.items():
+        print(f"{theme:5} {name:16} {lowest}")
 
 
 @pytest.mark.parametrize("width, height", [(1280, 900), (390, 844)])
