@@ -157,7 +157,7 @@ def check_contrast(page: Page, where: str, within: str = "body", least: int = 20
     """Asserts every row passes; returns the lowest text and edge ratios (for the record)."""
     rows = measure(page, within)
     assert len(rows) > least, where  # the page was measured, not empty
-    if page.locator(".katex").count():  # typeset math is part of what is measured
+    if page.locator(f"{within} .katex").count():  # typeset math is part of what is measured
         assert any(".mord" in r["what"] for r in rows), where
     bad = [f"{r['what']} {r['text']!r}: {r['ratio']:.2f} < {r['need']}" for r in failures(rows)]
     assert bad == [], where
