@@ -145,18 +145,18 @@ def pages(browser: Browser, server, app) -> tuple[dict[str, str], object]:
     practice.click("text=加入这个班级")
     submit_one_wrong(practice, server, app, CLASS_MASK, {"s35": "0", "s2": "y"})
     submit_one_wrong(practice, server, app, f"/s/{SNIPPET}/drill?rate=20&seed=4&unit=span")
-    learner_pages = {"home": "/", "me": "/me", "exercise": "/s/ex2-online-softmax"}
-    teacher_pages = {"teach": "/teach", "class": "/teach/classes/dark-1",
+    learner_pages = {"home": "/", "me": "/me", "exercise": "/s/ex2-online-softmax", "join": "/join/dark-1"}
+    teacher_pages = {"teach": "/teach", "upload": "/teach/new", "class": "/teach/classes/dark-1",
                      "class-stats": f"/teach/stats/{SNIPPET}?class=dark-1"}
     yield {"learner": learner, "teacher": teacher, "learner_pages": learner_pages, "teacher_pages": teacher_pages}
     learner.close()
     teacher.close()
 
 
-def check_contrast(page: Page, where: str, within: str = "body", least: int = 20) -> str:
+def check_contrast(page: Page, where: str, within: str = "body", least: int = 10) -> str:
     """Asserts every row passes; returns the lowest text and edge ratios (for the record)."""
     rows = measure(page, within)
-    assert len(rows) > least, where  # the page was measured, not empty
+    assert len(rows) >= least, where  # the page was measured, not empty
     if page.locator(f"{within} .katex").count():  # typeset math is part of what is measured
         assert any(".mord" in r["what"] for r in rows), where
     bad = [f"{r['what']} {r['text']!r}: {r['ratio']:.2f} < {r['need']}" for r in failures(rows)]
