@@ -9,9 +9,13 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.lexers.special import TextLexer
+from pygments.styles import get_style_by_name
+from pygments.token import STANDARD_TYPES
 from pygments.util import ClassNotFound
 
-PYGMENTS_STYLE = "friendly"
+# Two styles whose token colours pass WCAG AA on the page's code backgrounds (static/app.css),
+# light and dark; the page's color-scheme picks one per token through light-dark().
+PYGMENTS_STYLES = ("xcode", "github-dark")
 _FORMATTER = HtmlFormatter(cssclass="highlight")
 # Display formulas written back to back ($$a$$$$b$$) arrive as one block.
 _DISPLAY_SEPARATOR = re.compile(r"(?<!\\)\$\$")
@@ -80,8 +84,25 @@ def render_markdown(text: str) -> Markup:
 
 
 def pygments_css() -> str:
-    """Token colours for `.highlight` blocks, for the page stylesheet."""
-    formatter = HtmlFormatter(style=PYGMENTS_STYLE)
-    # get_style_defs() would also restyle every <pre> on the page; keep it scoped
-    rules = formatter.get_background_style_defs(".highlight")
-    return "\n".join(rules + formatter.get_token_style_defs(".highlight"))
+    """Token colours for `.highlight` blocks in both themes, one rule per token class. The
+    background stays the page's own (--code-bg), so the code block follows the theme too."""
+    light, dark = (get_style_by_name(name) for name in PYGMENTS_STYLES)
+    rules = []
+    for ttype, css_class in sorted(STANDARD_TYPES.items(), key=lambda item: item[1]):
+        decl = _token_decl(light.style_for_token(ttype), dark.style_for_token(ttype))
+        if css_class and decl:
+            rules.append(f".highlight .{css_class} {{ {decl} }}")
+    return "\n".join(rules)
+
+
+def _token_decl(light: dict, dark: dict) -> str:
+    """`color: light-dark(…)` and the like; a colour one style leaves unset is the text's own."""
+    parts = []
+    for prop, key, unset in (("color", "color", "currentColor"), ("background-color", "bgcolor", "transparent")):
+        if light[key] or dark[key]:
+            pick = [f"#{s[key]}" if s[key] else unset for s in (light, dark)]
+            parts.append(f"{prop}: light-dark({pick[0]}, {pick[1]})")
+    # weight and slant from the light style only, so a token keeps its shape when the theme flips
+    parts += ["font-weight: bold"] if light["bold"] else []
+    parts += ["font-style: italic"] if light["italic"] else []
+    return "; ".join(parts)

@@ -137,3 +137,12 @@ def test_pygments_css_is_scoped_to_highlight():
     css = pygments_css()
     assert ".highlight .k {" in css
     assert all(line.startswith(".highlight") for line in css.splitlines())
+
+
+
+def test_pygments_css_colours_tokens_for_both_themes_and_leaves_the_background_to_the_page():
+    css = pygments_css()
+    # xcode's keyword purple in light, github-dark's keyword red in dark
+    assert ".highlight .k { color: light-dark(#A90D91, #ff7b72) }" in css
+    assert all("light-dark(" in line for line in css.splitlines())
+    assert ".highlight {" not in css  # the block's background is --code-bg, which follows the theme
