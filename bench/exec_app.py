@@ -28,6 +28,12 @@ class ColdRunner:
     def protections(self) -> dict:
         return {}
 
+    def accounting(self) -> dict:
+        return {}
+
+    def server(self) -> dict:  # /healthz: there is no fork server to ask
+        return {"state": "cold interpreters"}
+
     async def run(self, job, **_) -> Verdict:
         started = time.monotonic()
         proc = await asyncio.create_subprocess_exec(

@@ -13,7 +13,6 @@ import os
 import resource
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -26,7 +25,7 @@ from app.snippets.library import SnippetLibrary  # noqa: E402
 
 def drill_parts() -> list[tuple[str, str]]:
     """The 在线 Softmax drill with every blank right: what the HTTP benchmark's jobs run."""
-    library = SnippetLibrary(Path(tempfile.mkdtemp()))
+    library = SnippetLibrary()
     library.load_dir(ROOT / "snippets")
     snippet = library.get("mlm-online-softmax")
     return [("setup", snippet.setup), ("code", snippet.code), ("check", snippet.check)]
