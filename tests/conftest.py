@@ -1,3 +1,4 @@
+import contextlib
 import os
 import shutil
 import tempfile
@@ -92,6 +93,32 @@ def start_server(data_dir: Path, **env: str | None):
             time.sleep(0.2)
     proc.kill()
     raise RuntimeError("server did not start")
+
+
+@contextlib.contextmanager
+def running_server(data_dir: Path, **env: str | None):
+    """`start_server`, stopped when the block ends; yields its URL."""
+    proc, url = start_server(data_dir, **env)
+    try:
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+@pytest.fixture(scope="module")
+def teacher_server(tmp_path_factory):
+    """A served app of its own (the sandbox on) with the teachers' token of tests/teach_helpers.py."""
+    from tests.teach_helpers import TOKEN
+    with running_server(tmp_path_factory.mktemp("served"), CODECLOZE_TEACHER_TOKEN=TOKEN) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def main_app():
+    """The in-process app (the bundled snippets), to compute a mask's right answers."""
+    from app.main import app
+    return app
 
 
 @pytest.fixture(scope="session")

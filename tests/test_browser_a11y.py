@@ -6,7 +6,6 @@ from playwright.sync_api import Browser, Page, expect
 
 from app.trainer import random_drill
 from tests.a11y import violations_in_both_schemes
-from tests.conftest import start_server
 from tests.helpers import right_answers
 from tests.site import DRILL, MASK, SNIPPETS
 from tests.teach_helpers import TOKEN, snippet_text
@@ -15,23 +14,14 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    proc, url = start_server(tmp_path_factory.mktemp("a11y-data"), CODECLOZE_TEACHER_TOKEN=TOKEN)
-    yield url
-    proc.terminate()
-    proc.wait(10)
+def app(main_app):
+    return main_app
 
 
-@pytest.fixture(scope="module")
-def app():
-    from app.main import app
-    return app
-
-
-def submit_with_one_wrong(page: Page, app, server: str | None) -> dict[str, str]:
-    """MASK (opened unless `server` is None) with every blank right but the first; returns the right answers."""
-    if server:
-        page.goto(server + MASK)
+def submit_with_one_wrong(page: Page, app, teacher_server: str | None) -> dict[str, str]:
+    """MASK (opened unless `teacher_server` is None) with every blank right but the first; returns the right answers."""
+    if teacher_server:
+        page.goto(teacher_server + MASK)
     answers = right_answers(app, DRILL, 30, 1)
     for key, text in answers.items():
         page.fill(f'input[name="{key}"]', text)
@@ -46,13 +36,22 @@ def check(page: Page, found: list, name: str) -> None:
     found += violations_in_both_schemes(page, name)
 
 
-def test_every_learner_page_has_no_serious_axe_violation(page: Page, browser: Browser, server, app):
+def check_elsewhere(browser: Browser, url: str, found: list, name: str) -> None:
+    """A link a learner opens in another browser (a device link, a class's join link)."""
+    context = browser.new_context(locale="zh-CN")
+    page = context.new_page()
+    page.goto(url)
+    check(page, found, name)
+    context.close()
+
+
+def test_every_learner_page_has_no_serious_axe_violation(page: Page, browser: Browser, teacher_server, app):
     found: list[str] = []
     for path in ["/", *(f"/s/{s}" for s in SNIPPETS), MASK, MASK + "&unit=span", MASK + "&unit=line",
                  f"/s/{DRILL}/drill/weak", "/me", "/s/no-such-snippet", f"/s/{DRILL}/review"]:
-        page.goto(server + path)
+        page.goto(teacher_server + path)
         check(page, found, path)
-    page.goto(server + MASK)
+    page.goto(teacher_server + MASK)
     page.click("button.shortcuts-open")  # the shortcuts dialog, open
     expect(page.locator("dialog#shortcuts")).to_be_visible()
     check(page, found, "shortcuts dialog")
@@ -61,29 +60,25 @@ def test_every_learner_page_has_no_serious_axe_violation(page: Page, browser: Br
     expect(page.locator(".confirm-empty")).to_be_visible()
     check(page, found, "confirm empty blanks")
 
-    submit_with_one_wrong(page, app, server)
+    submit_with_one_wrong(page, app, teacher_server)
     check(page, found, "scored drill")
     page.click("button.reveal-all")
     check(page, found, "scored drill, answers shown")
-    page.goto(f"{server}/s/ex1-attention-memory")
+    page.goto(f"{teacher_server}/s/ex1-attention-memory")
     page.locator("input.blank").first.fill("x")
     page.locator("input.blank").last.press("Control+Enter")
     page.click(".confirm-submit")
     expect(page.locator(".score")).to_be_visible(timeout=30_000)
     check(page, found, "scored exercise")
-    page.goto(server + "/me")  # now with history, a chart and a heatmap
+    page.goto(teacher_server + "/me")  # now with history, a chart and a heatmap
     check(page, found, "/me after practice")
-    link = page.input_value("input.device-link")
-    fresh = browser.new_context(locale="zh-CN").new_page()
-    fresh.goto(link)
-    check(fresh, found, "continue on another device")
-    fresh.context.close()
+    check_elsewhere(browser, page.input_value("input.device-link"), found, "continue on another device")
     assert found == [], "\n".join(found)
 
 
-def test_every_teacher_page_has_no_serious_axe_violation(page: Page, browser: Browser, server):
+def test_every_teacher_page_has_no_serious_axe_violation(page: Page, browser: Browser, teacher_server):
     found: list[str] = []
-    page.goto(server + "/teach/login")
+    page.goto(teacher_server + "/teach/login")
     check(page, found, "/teach/login")
     page.fill("#token", "wrong")
     page.click("button[type=submit]")
@@ -93,14 +88,14 @@ def test_every_teacher_page_has_no_serious_axe_violation(page: Page, browser: Br
     page.click("button[type=submit]")
     expect(page.locator("h1")).to_have_text("教师后台")
     check(page, found, "/teach")
-    page.goto(server + "/teach/new")
+    page.goto(teacher_server + "/teach/new")
     check(page, found, "/teach/new")
     page.fill("#id", "a11y-square")
     page.fill("#text", snippet_text(check="assert True"))  # saved, with a weak-check warning
     page.click("text=校验并保存")
     expect(page.locator("h1")).to_have_text("Square")
     check(page, found, "/teach/snippets/a11y-square (saved with a report)")
-    page.goto(server + "/teach/new")
+    page.goto(teacher_server + "/teach/new")
     page.fill("#id", "a11y-broken")
     page.fill("#text", "---\ntitle: [\n---\n")
     page.click("text=校验并保存")
@@ -108,29 +103,25 @@ def test_every_teacher_page_has_no_serious_axe_violation(page: Page, browser: Br
     check(page, found, "/teach/new with problems")
     for path in ["/teach/snippets/a11y-square/edit", "/teach/snippets/a11y-square/delete",
                  f"/teach/snippets/{DRILL}", f"/teach/stats/{DRILL}", "/teach/classes"]:
-        page.goto(server + path)
+        page.goto(teacher_server + path)
         check(page, found, path)
-    page.goto(f"{server}/teach/snippets/a11y-square")
+    page.goto(f"{teacher_server}/teach/snippets/a11y-square")
     page.click("text=运行检查强度分析")
     expect(page.locator(".strength")).to_contain_text("这些地方的错误没有被检查发现", timeout=60_000)
     check(page, found, "check strength")
-    page.goto(server + "/teach/classes")
+    page.goto(teacher_server + "/teach/classes")
     page.fill("input[name=code]", "a11y-1")
     page.fill("input[name=name]", "一班")
     page.click("text=创建班级")
     check(page, found, "/teach/classes/a11y-1")
-    join = page.input_value("input.device-link")
-    learner = browser.new_context(locale="zh-CN").new_page()
-    learner.goto(join)
-    check(learner, found, "/join/a11y-1")
-    learner.context.close()
-    page.goto(f"{server}/teach/stats/{DRILL}?class=a11y-1")
+    check_elsewhere(browser, page.input_value("input.device-link"), found, "/join/a11y-1")
+    page.goto(f"{teacher_server}/teach/stats/{DRILL}?class=a11y-1")
     check(page, found, "class stats")
     assert found == [], "\n".join(found)
 
 
-def test_blanks_are_named_and_tab_follows_the_code(page: Page, server, app):
-    page.goto(server + MASK)
+def test_blanks_are_named_and_tab_follows_the_code(page: Page, teacher_server, app):
+    page.goto(teacher_server + MASK)
     blanks = page.locator("input.blank")
     names = blanks.evaluate_all("els => els.map(e => e.name)")
     total = len(names)
@@ -146,7 +137,7 @@ def test_blanks_are_named_and_tab_follows_the_code(page: Page, server, app):
         reached.append(page.evaluate("document.activeElement.name || document.activeElement.className"))
         page.keyboard.press("Tab")
     assert reached[:total] == names
-    submit_with_one_wrong(page, app, server)
+    submit_with_one_wrong(page, app, teacher_server)
     wrong = names[0]
     page.focus(f'input[name="{names[-1]}"]')
     page.focus(f'input[name="{wrong}"]')
@@ -156,8 +147,8 @@ def test_blanks_are_named_and_tab_follows_the_code(page: Page, server, app):
     assert page.evaluate("document.activeElement.name") == names[1]
 
 
-def test_the_verdict_is_read_out_from_a_live_region_that_stays(page: Page, server, app):
-    page.goto(server + MASK)
+def test_the_verdict_is_read_out_from_a_live_region_that_stays(page: Page, teacher_server, app):
+    page.goto(teacher_server + MASK)
     announcer = page.locator("#announcer")
     expect(announcer).to_have_attribute("aria-live", "polite")
     expect(announcer).to_have_text("")
@@ -173,8 +164,8 @@ def test_the_verdict_is_read_out_from_a_live_region_that_stays(page: Page, serve
     expect(announcer).to_contain_text(f"{len(answers)} / {len(answers)}")
 
 
-def test_marks_say_right_and_wrong_without_colour(page: Page, server, app):
-    answers = submit_with_one_wrong(page, app, server)
+def test_marks_say_right_and_wrong_without_colour(page: Page, teacher_server, app):
+    answers = submit_with_one_wrong(page, app, teacher_server)
     wrong, right = list(answers)[:2]
     wrong_mark = page.locator(f'input[name="{wrong}"] + span.mark')
     expect(wrong_mark).to_have_text("✗")
@@ -188,10 +179,10 @@ def test_marks_say_right_and_wrong_without_colour(page: Page, server, app):
     page.click(f'button.reveal[data-for="blank-{wrong}"]')
     expect(wrong_mark).to_have_text("↩")
     expect(page.locator(f'input[name="{wrong}"]')).not_to_have_attribute("aria-invalid", "true")
-    # the same marks without JavaScript: a plain form post renders them on the server
+    # the same marks without JavaScript: a plain form post renders them on the teacher_server
     context = page.context.browser.new_context(locale="zh-CN", java_script_enabled=False)
     plain = context.new_page()
-    plain.goto(server + MASK)
+    plain.goto(teacher_server + MASK)
     for key, text in answers.items():
         plain.fill(f'input[name="{key}"]', text)
     plain.fill(f'input[name="{wrong}"]', "None")

@@ -116,6 +116,5 @@ def test_with_the_cdn_on_and_no_internet_the_fallback_makes_every_page_whole(bro
 
 
 @pytest.fixture(scope="module")
-def app():
-    from app.main import app
-    return app
+def app(main_app):
+    return main_app

@@ -6,7 +6,6 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.conftest import start_server
 from tests.contrast import failures, focus_ring, measure
 from tests.teach_helpers import TOKEN
 from tests.helpers import right_answers
@@ -19,17 +18,8 @@ LABELS = {"system": "主题：跟随系统", "light": "主题：浅色", "dark":
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    proc, url = start_server(tmp_path_factory.mktemp("theme-data"), CODECLOZE_TEACHER_TOKEN=TOKEN)
-    yield url
-    proc.terminate()
-    proc.wait(10)
-
-
-@pytest.fixture(scope="module")
-def app():
-    from app.main import app
-    return app
+def app(main_app):
+    return main_app
 
 
 def colours(page: Page) -> dict[str, float]:
@@ -67,33 +57,33 @@ def submit_one_wrong(page: Page, url: str, app, path: str = DRILL, wrong: dict |
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_the_page_follows_the_system_setting(browser: Browser, server, scheme):
+def test_the_page_follows_the_system_setting(browser: Browser, teacher_server, scheme):
     context = browser.new_context(locale="zh-CN", color_scheme=scheme)
     page = context.new_page()
-    page.goto(server + "/")
+    page.goto(teacher_server + "/")
     assert is_dark(page) == (scheme == "dark")
     assert page.evaluate("document.documentElement.dataset.theme") is None
     expect(page.get_by_role("button", name=LABELS["system"])).to_be_visible()
     context.close()
 
 
-def test_without_script_the_system_setting_still_applies(browser: Browser, server):
+def test_without_script_the_system_setting_still_applies(browser: Browser, teacher_server):
     context = browser.new_context(locale="zh-CN", color_scheme="dark", java_script_enabled=False)
     page = context.new_page()
-    page.goto(server + DRILL)
+    page.goto(teacher_server + DRILL)
     assert is_dark(page)
     expect(page.locator("#theme-switch")).to_be_hidden()  # it could not work without the script
     context.close()
 
 
-def test_the_switch_overrides_the_system_and_is_remembered(browser: Browser, server):
+def test_the_switch_overrides_the_system_and_is_remembered(browser: Browser, teacher_server):
     context = browser.new_context(locale="zh-CN", color_scheme="dark")
     page = context.new_page()
     # What <html> says when <body> first appears: the theme must be there before the first paint.
     page.add_init_script("""new MutationObserver((_, observer) => {
       if (document.body) { window.__themeAtBody = document.documentElement.dataset.theme || "system"; observer.disconnect(); }
     }).observe(document, {childList: true, subtree: true});""")
-    page.goto(server + "/")
+    page.goto(teacher_server + "/")
     switch = page.locator("#theme-switch")
     expect(switch).to_have_text(LABELS["system"])
     switch.click()
@@ -107,7 +97,7 @@ def test_the_switch_overrides_the_system_and_is_remembered(browser: Browser, ser
     switch.click()
     expect(switch).to_have_text(LABELS["dark"])
     assert is_dark(page)  # dark, although the system is now light
-    page.goto(server + "/me")  # another page
+    page.goto(teacher_server + "/me")  # another page
     assert page.evaluate("window.__themeAtBody") == "dark" and is_dark(page)
     switch.click()
     expect(switch).to_have_text(LABELS["system"])
@@ -117,34 +107,34 @@ def test_the_switch_overrides_the_system_and_is_remembered(browser: Browser, ser
     context.close()
 
 
-def test_the_switch_speaks_english_too(browser: Browser, server):
+def test_the_switch_speaks_english_too(browser: Browser, teacher_server):
     context = browser.new_context(locale="en-GB")
     page = context.new_page()
-    page.goto(server + "/")
+    page.goto(teacher_server + "/")
     page.get_by_role("button", name="Theme: system").click()
     expect(page.get_by_role("button", name="Theme: light")).to_be_visible()
     context.close()
 
 
 @pytest.fixture(scope="module")
-def pages(browser: Browser, server, app) -> tuple[dict[str, str], object]:
+def pages(browser: Browser, teacher_server, app) -> tuple[dict[str, str], object]:
     """A learner with history in a class and a signed-in teacher; the pages to check, by name."""
     teacher = browser.new_context(locale="zh-CN")
     page = teacher.new_page()
-    page.goto(server + "/teach/login")
+    page.goto(teacher_server + "/teach/login")
     page.fill("#token", TOKEN)
     page.click("button[type=submit]")
-    page.goto(server + "/teach/classes")
+    page.goto(teacher_server + "/teach/classes")
     page.fill("input[name=code]", "dark-1")
     page.fill("input[name=name]", "一班")
     page.click("text=创建班级")
     expect(page.locator("input.device-link")).to_be_visible()
     learner = browser.new_context(locale="zh-CN")
     practice = learner.new_page()
-    practice.goto(server + "/join/dark-1")
+    practice.goto(teacher_server + "/join/dark-1")
     practice.click("text=加入这个班级")
-    submit_one_wrong(practice, server, app, CLASS_MASK, {"s35": "0", "s2": "y"})
-    submit_one_wrong(practice, server, app, f"/s/{SNIPPET}/drill?rate=20&seed=4&unit=span")
+    submit_one_wrong(practice, teacher_server, app, CLASS_MASK, {"s35": "0", "s2": "y"})
+    submit_one_wrong(practice, teacher_server, app, f"/s/{SNIPPET}/drill?rate=20&seed=4&unit=span")
     learner_pages = {"home": "/", "me": "/me", "exercise": "/s/ex2-online-softmax", "join": "/join/dark-1"}
     teacher_pages = {"teach": "/teach", "upload": "/teach/new", "class": "/teach/classes/dark-1",
                      "class-stats": f"/teach/stats/{SNIPPET}?class=dark-1"}
@@ -167,14 +157,14 @@ def check_contrast(page: Page, where: str, within: str = "body", least: int = 10
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
-def test_every_text_passes_aa_in_both_themes(pages, server, app, theme, artifacts):
+def test_every_text_passes_aa_in_both_themes(pages, teacher_server, app, theme, artifacts):
     measured = {}
     for who in ("learner", "teacher"):
         context = pages[who]
         page = context.new_page()
         page.emulate_media(color_scheme=theme)
         for name, path in pages[f"{who}_pages"].items():
-            page.goto(server + path)
+            page.goto(teacher_server + path)
             assert is_dark(page) == (theme == "dark")
             if name == "me":
                 page.locator(".tok[data-tip]").first.focus()  # its tooltip is measured too
@@ -182,7 +172,7 @@ def test_every_text_passes_aa_in_both_themes(pages, server, app, theme, artifact
             if who == "teacher":
                 page.screenshot(path=artifacts / f"theme-{theme}-{name}.png", full_page=True)
         if who == "learner":
-            submit_one_wrong(page, server, app)  # right, wrong, verdict, the failing line, reveal
+            submit_one_wrong(page, teacher_server, app)  # right, wrong, verdict, the failing line, reveal
             measured["drill"] = check_contrast(page, f"drill ({theme})")
             page.click("button.shortcuts-open")
             expect(page.locator("dialog#shortcuts")).to_be_visible()
@@ -192,10 +182,10 @@ def test_every_text_passes_aa_in_both_themes(pages, server, app, theme, artifact
                 if page.locator(target).count():
                     ring = focus_ring(page, target)
                     assert ring["ratio"] >= ring["need"], (theme, ring)
-            submit_one_wrong(page, server, app, f"/s/{SNIPPET}/drill?rate=20&seed=4&unit=span")
+            submit_one_wrong(page, teacher_server, app, f"/s/{SNIPPET}/drill?rate=20&seed=4&unit=span")
             expect(page.locator("code.diff")).not_to_have_count(0)
             measured["diffs"] = check_contrast(page, f"span drill ({theme})")
-            submit_one_wrong(page, server, app, "/s/ex2-online-softmax")
+            submit_one_wrong(page, teacher_server, app, "/s/ex2-online-softmax")
             measured["exercise-scored"] = check_contrast(page, f"exercise scored ({theme})")
         page.close()
     for name, lowest in measured.items():
@@ -204,16 +194,16 @@ def test_every_text_passes_aa_in_both_themes(pages, server, app, theme, artifact
 
 @pytest.mark.parametrize("width, height", [(1280, 900), (390, 844)])
 @pytest.mark.parametrize("theme", ["light", "dark"])
-def test_screenshots_of_the_main_pages(pages, server, app, artifacts, theme, width, height):
+def test_screenshots_of_the_main_pages(pages, teacher_server, app, artifacts, theme, width, height):
     context = pages["learner"]
     page = context.new_page()
     page.set_viewport_size({"width": width, "height": height})
     page.emulate_media(color_scheme=theme)
-    submit_one_wrong(page, server, app)
+    submit_one_wrong(page, teacher_server, app)
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     page.screenshot(path=artifacts / f"theme-{theme}-drill-{width}.png", full_page=True)
     for name, path in (("home", "/"), ("me", "/me")):
-        page.goto(server + path)
+        page.goto(teacher_server + path)
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
         page.screenshot(path=artifacts / f"theme-{theme}-{name}-{width}.png", full_page=True)
     page.close()
