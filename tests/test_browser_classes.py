@@ -4,21 +4,12 @@ passed (the learner's next submission with it is a match)."""
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.conftest import start_server
 from tests.test_browser import fill_right
 from tests.teach_helpers import TOKEN
 
 pytestmark = pytest.mark.browser
 SNIPPET = "mlm-online-softmax"
 MASK = f"/s/{SNIPPET}/drill?rate=20&seed=3"  # its blank s35 is `0.0`: `0` passes the check, token match says no
-
-
-@pytest.fixture(scope="module")
-def class_server(tmp_path_factory):
-    proc, url = start_server(tmp_path_factory.mktemp("class-data"), CODECLOZE_TEACHER_TOKEN=TOKEN)
-    yield url
-    proc.terminate()
-    proc.wait(10)
 
 
 @pytest.fixture(scope="module")
@@ -36,8 +27,8 @@ def practise(page: Page, url: str, app, wrong: dict[str, str]) -> None:
     expect(page.locator(".score")).to_contain_text(f"/ {len(answers)}", timeout=30_000)
 
 
-def test_class_page_heatmap_and_one_click_alternative(page: Page, browser: Browser, class_server, app, artifacts):
-    page.goto(class_server + "/teach/login")
+def test_class_page_heatmap_and_one_click_alternative(page: Page, browser: Browser, teacher_server, app, artifacts):
+    page.goto(teacher_server + "/teach/login")
     page.fill("#token", TOKEN)
     page.fill("#name", "王老师")
     page.click("button[type=submit]")
@@ -52,11 +43,11 @@ def test_class_page_heatmap_and_one_click_alternative(page: Page, browser: Brows
     learner.goto(join)
     learner.click("text=加入这个班级")
     expect(learner.locator("input[name=class_code]")).to_have_value("cs-101")
-    practise(learner, class_server, app, {"s35": "0"})
+    practise(learner, teacher_server, app, {"s35": "0"})
     expect(learner.locator('input[name="s35"].accepted')).to_have_count(1)
-    practise(learner, class_server, app, {"s2": "y", "s109": "+"})
+    practise(learner, teacher_server, app, {"s2": "y", "s109": "+"})
 
-    page.goto(f"{class_server}/teach/stats/{SNIPPET}?class=cs-101")
+    page.goto(f"{teacher_server}/teach/stats/{SNIPPET}?class=cs-101")
     expect(page.locator(".n-attempts")).to_have_text("2")
     expect(page.locator(".n-learners")).to_have_text("1")
     expect(page.locator("svg.chart circle")).to_have_count(1)
@@ -72,13 +63,13 @@ def test_class_page_heatmap_and_one_click_alternative(page: Page, browser: Brows
     expect(page.locator("#b35-35 .badge")).to_have_text("已接受")
     expect(page.locator("ul.alternatives")).to_contain_text("王老师")
 
-    practise(learner, class_server, app, {"s35": "0"})
+    practise(learner, teacher_server, app, {"s35": "0"})
     expect(learner.locator('input[name="s35"].accepted')).to_have_count(0)
     expect(learner.locator(".score")).to_contain_text("13 / 13")
     page.click("ul.alternatives button.withdraw")
     expect(page.locator("ul.alternatives")).to_contain_text("撤回")
     learner.context.close()
-    page.goto(class_server + "/teach/classes/cs-101")
+    page.goto(teacher_server + "/teach/classes/cs-101")
     expect(page.locator("table.learners")).to_contain_text("95%")  # 13, 11 and 13 of 13 recalled
     page.screenshot(path=artifacts / "class-390.png", full_page=True)
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
