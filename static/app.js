@@ -185,11 +185,18 @@
     if (line) line.classList.add("error-line");
   }
 
+  // What a screen reader would say of an element: its text without the parts hidden from it (marks).
+  function spoken(el) {
+    var copy = el.cloneNode(true);
+    copy.querySelectorAll("[aria-hidden=true]").forEach(function (hidden) { hidden.remove(); });
+    return copy.textContent.replace(/\s+/g, " ").trim();
+  }
+
   // A scored outcome swapped in is read out: score, then verdict (the live region stays put).
   function announce(outcome) {
     var announcer = document.getElementById("announcer"), parts = [];
     outcome.querySelectorAll(".result .notice, .result .score, .result .empty-note, .result .verdict strong")
-      .forEach(function (el) { parts.push(el.textContent.replace(/\s+/g, " ").trim()); });
+      .forEach(function (el) { parts.push(spoken(el)); });
     if (announcer && parts.length) announcer.textContent = parts.join(" ");
   }
 
