@@ -14,26 +14,26 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy.engine import make_url
 
 from . import observability
-from .assets import head_tags
-from .markdown import pygments_css
-from .auth import TeacherAuth
-from .catalog import Catalog
+from app.web.assets import head_tags
+from app.web.markdown import pygments_css
+from app.teach.auth import TeacherAuth
+from app.teach.catalog import Catalog
 from .db.legacy_files import import_files
 from .db.snippet_rows import SnippetRows
-from .execution import status_label
-from .head_requests import HeadAsGet
-from .keys import ConfigError, app_secret
-from .language import LanguageMiddleware, default_language
+from app.learn.execution import status_label
+from app.web.head_requests import HeadAsGet
+from app.web.keys import ConfigError, app_secret
+from app.web.language import LanguageMiddleware, default_language
 from .memory.identity import Identity
 from .memory.progress import utc_time
 from .routes import api, attempts, classes, docs, errors, health, home, me, review, teach, trainer
-from .strength_jobs import StrengthJobs
+from app.teach.strength_jobs import StrengthJobs
 from .settings import PROJECT_DIR, Settings
 from .snippets.errors import SnippetInvalid
 from .snippets.library import SnippetLibrary
-from .store import Store
-from .templating import make_templates
-from .translations import compile_stale
+from app.db.store import Store
+from app.web.templating import make_templates
+from app.i18n.catalogs import compile_stale
 
 log = logging.getLogger("codecloze")
 
@@ -104,7 +104,7 @@ def _private_data(settings: Settings) -> None:
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
-    language = default_language(settings.language)  # per request from here on (app/language.py)
+    language = default_language(settings.language)  # per request from here on (app/web/language.py)
     compile_stale()
     _private_data(settings)
     store = Store(settings.sqlalchemy_url, settings.db_busy_ms)

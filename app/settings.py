@@ -36,7 +36,7 @@ class Settings(BaseSettings):
 
     # Teachers: a fixed token from the operator, or one generated and logged at start-up.
     teacher_token: str | None = None
-    secret_key: str | None = None  # signs cookies and links; kept in the data dir when unset (app/keys.py)
+    secret_key: str | None = None  # signs cookies and links; kept in the data dir when unset (app/web/keys.py)
     session_hours: float = 12.0
     login_attempts_per_minute: int = 5
 

@@ -25,13 +25,13 @@ from fastapi.testclient import TestClient  # noqa: E402
 from app.classes import roster  # noqa: E402
 from app.classes.counts import class_codes, count_attempts  # noqa: E402
 from app.engine.score import score  # noqa: E402
-from app.feedback import Result  # noqa: E402
+from app.learn.feedback import Result  # noqa: E402
 from app.main import create_app  # noqa: E402
 from app.memory import identity  # noqa: E402
 from app.memory.record import attempt_record  # noqa: E402
 from app.memory.update import apply_attempts  # noqa: E402
 from app.settings import Settings  # noqa: E402
-from app.trainer import random_drill  # noqa: E402
+from app.learn.drills import random_drill  # noqa: E402
 from bench.memory_bench import timed  # noqa: E402
 from tests.class_helpers import plain_figures  # noqa: E402
 from tests.teach_helpers import TOKEN  # noqa: E402

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from app.snippets.library import SnippetLibrary  # noqa: E402
-from app.trainer import random_drill  # noqa: E402
+from app.learn.drills import random_drill  # noqa: E402
 
 
 def form(seed: int) -> dict:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.language import LanguageMiddleware  # noqa: E402
+from app.web.language import LanguageMiddleware  # noqa: E402
 from app.main import create_app  # noqa: E402
 from app.settings import Settings  # noqa: E402
 from bench.drill_cpu import call, cpu_ms  # noqa: E402

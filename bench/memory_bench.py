@@ -27,7 +27,7 @@ from app.memory.review import review_mask  # noqa: E402
 from app.memory.state import card_version, token_memory  # noqa: E402
 from app.engine.tokens import eligible_spans  # noqa: E402
 from app.settings import Settings  # noqa: E402
-from app.trainer import random_drill  # noqa: E402
+from app.learn.drills import random_drill  # noqa: E402
 
 
 def history(app, learner: str, count: int, rng: random.Random) -> float:

@@ -87,8 +87,8 @@ def submission_line(count: int) -> dict:
     from app.main import create_app
     from app.observability import Stopwatch, graded, logs
     from app.settings import Settings
-    from app.trainer import random_drill
-    from app.feedback import Result
+    from app.learn.drills import random_drill
+    from app.learn.feedback import Result
     from app.engine.score import score
 
     app = create_app(Settings(data_dir=Path(tempfile.mkdtemp()), execution=False, use_cdn=False))

@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 
 from app.main import create_app
 from app.settings import Settings
-from app.trainer import mask_query, random_drill
+from app.learn.drills import mask_query, random_drill
 
 settings = Settings(data_dir=Path(os.environ.get("BENCH_DATA", tempfile.mkdtemp())), execution=False)
 app = create_app(settings)

@@ -87,7 +87,7 @@ def main() -> None:
             except OSError:
                 time.sleep(0.2)
         from bench.web_app import BODIES, LEARNER
-        from app.trainer import mask_query
+        from app.learn.drills import mask_query
 
         def run(script: str, warmup: bool = False) -> dict:
             return wrk(base, script, 2 if warmup else args.seconds, args.connections)

@@ -1,7 +1,7 @@
 """Small helpers the page tests share: answers for a mask, inputs on a page."""
 import re
 
-from app.trainer import fixed_drill, parse_kinds, random_drill
+from app.learn.drills import fixed_drill, parse_kinds, random_drill
 
 INPUT = re.compile(r'<input class="blank[^"]*" name="([sc]\d+)"')
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from app.assets import API_DOCS, HTMX_JS, KATEX_CSS, KATEX_JS, MATH_JS, PROGRESS_JS, STATIC_DIR, VENDORED, head_tags
-from app.markdown import render_markdown
+from app.web.assets import API_DOCS, HTMX_JS, KATEX_CSS, KATEX_JS, MATH_JS, PROGRESS_JS, STATIC_DIR, VENDORED, head_tags
+from app.web.markdown import render_markdown
 
 
 def static_url(path: str) -> str:

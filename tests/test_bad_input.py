@@ -116,7 +116,7 @@ def test_rating_errors(client):
 def test_form_fields_decode_like_the_standard_library():
     from urllib.parse import parse_qsl
 
-    from app.submission import form_fields
+    from app.web.forms import form_fields
     body = "a=1&b=x+y&c=%E4%BD%A0&d=&e&f=%2B%26&a=2"
     assert form_fields(body) == dict(parse_qsl(body, keep_blank_values=True))
     with pytest.raises(UnicodeDecodeError):
@@ -131,7 +131,7 @@ TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=8)
 def test_form_fields_decode_any_form_like_the_standard_library(pairs, left_raw):
     from urllib.parse import parse_qsl, unquote, urlencode
 
-    from app.submission import form_fields
+    from app.web.forms import form_fields
     body = urlencode(pairs)
     if left_raw:  # clients that send `=` or `&` unencoded
         body = body.replace(left_raw, unquote(left_raw))
@@ -170,7 +170,7 @@ def test_numbers_are_plain_ascii_digits_within_range(client, query, words):
 def test_form_pairs_without_or_with_extra_equals_are_read_like_the_standard_library():
     from urllib.parse import parse_qsl
 
-    from app.submission import form_fields
+    from app.web.forms import form_fields
     for body in ["s4&junk=1=2", "a==&b=1", "a=1&b", "=x&a=1=", "a=1=2&b=3"]:
         assert form_fields(body) == {k: v for k, v in parse_qsl(body, keep_blank_values=True) if k}, body
 

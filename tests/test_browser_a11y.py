@@ -4,7 +4,7 @@ findings; blanks named and focused in code order; verdicts read out; marks besid
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from app.trainer import random_drill
+from app.learn.drills import random_drill
 from tests.a11y import violations_in_both_schemes
 from tests.helpers import right_answers
 from tests.site import DRILL, MASK, SNIPPETS

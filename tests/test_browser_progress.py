@@ -31,7 +31,7 @@ def server(tmp_path_factory):
 def answers() -> dict[str, str]:
     library = SnippetLibrary()
     library.load_dir(PROJECT_DIR / "snippets")
-    from app.trainer import fixed_drill
+    from app.learn.drills import fixed_drill
     return {h.key: h.answer for h in fixed_drill(library.get(EXERCISE)).holes}
 
 

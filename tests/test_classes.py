@@ -12,7 +12,7 @@ from app.classes.tables import alternatives, classes
 from app.db.tables import attempts
 from app.main import create_app
 from app.settings import Settings
-from app.store import AttemptRecord
+from app.db.store import AttemptRecord
 from tests.class_helpers import (SNIPPET, answers_of, learner, make_class, plain_figures, submit, teacher,
                                  write_at)
 from tests.helpers import drill_form

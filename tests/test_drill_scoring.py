@@ -169,7 +169,7 @@ def test_a_failed_check_without_a_message_shows_its_line(bare_client):
 ])
 def test_verdict_messages_speak_the_learners_language(status, message, shown):
     from app.sandbox.types import Verdict
-    from app.verdicts import learner_message
+    from app.learn.verdicts import learner_message
     run = Verdict(status, message, part="check" if status == "failed" else "code", line=2)
     assert learner_message(run, "assert a\nassert b\n") == shown
 

@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 
 from app.main import create_app
 from app.settings import Settings
-from app.store import attempts
+from app.db.store import attempts
 from tests.helpers import drill_form
 from tests.teach_helpers import TOKEN, snippet_text, stored_text
 

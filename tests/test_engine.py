@@ -9,7 +9,7 @@ from app.engine.score import Hole, is_match, score, splice
 from app.engine.tokens import DEFAULT_KINDS, KINDS, candidate_spans, eligible_spans, token_sequence
 from app.settings import PROJECT_DIR
 from app.snippets.library import SnippetLibrary
-from app.trainer import random_drill
+from app.learn.drills import random_drill
 
 
 def bundled():

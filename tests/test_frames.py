@@ -9,11 +9,11 @@ from starlette.requests import Request
 from app import i18n
 from app.engine.score import score
 from app.engine.tokens import DEFAULT_KINDS, KINDS
-from app.feedback import Result, revealed_states
+from app.learn.feedback import Result, revealed_states
 from app.routes.trainer import snippet_page
 from app.sandbox.types import Verdict
-from app.templating import Frame, render
-from app.trainer import fixed_drill, random_drill
+from app.web.templating import Frame, render
+from app.learn.drills import fixed_drill, random_drill
 
 RUNS = (None, Verdict("passed", "", seconds=0.02),
         Verdict("error", "NameError: name 'm_ij' is not defined", part="code", line=7, stdout="<&>", seconds=0.03),

@@ -11,7 +11,7 @@ import pytest
 
 from app.snippets.library import SnippetLibrary
 from app.settings import PROJECT_DIR
-from app.trainer import random_drill
+from app.learn.drills import random_drill
 from tests.conftest import start_server
 from tests.teach_helpers import TOKEN, snippet_text
 

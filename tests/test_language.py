@@ -8,8 +8,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from fastapi.testclient import TestClient
 
-from app.keys import ConfigError
-from app.language import accepted, chosen, supported
+from app.web.keys import ConfigError
+from app.web.language import accepted, chosen, supported
 from app.main import create_app
 from app.settings import PROJECT_DIR, Settings
 

@@ -4,7 +4,7 @@ import re
 import pytest
 from markupsafe import Markup
 
-from app.markdown import pygments_css, render_markdown
+from app.web.markdown import pygments_css, render_markdown
 
 # Formulas as the Flash Attention course writes them.
 INLINE = [

@@ -6,7 +6,7 @@ from fsrs import Rating
 from sqlalchemy import select
 
 from app.memory.schedule import snippet_rating
-from app.store import attempts
+from app.db.store import attempts
 from tests.helpers import right_answers
 from tests.memory_helpers import card_row, learner_of, practise, token_rows
 

@@ -10,7 +10,7 @@ from app.memory.versions import version_map
 from app.engine.mask import blank_count, random_mask
 from app.engine.tokens import candidate_spans, eligible_spans
 from app.db.snippet_rows import SnippetRows
-from app.store import AttemptRecord, Store
+from app.db.store import AttemptRecord, Store
 from tests.helpers import input_names
 from tests.memory_helpers import SNIPPET, practise, token_rows
 

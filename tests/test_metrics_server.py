@@ -8,7 +8,7 @@ import pytest
 
 from app.settings import PROJECT_DIR
 from app.snippets.library import SnippetLibrary
-from app.trainer import random_drill
+from app.learn.drills import random_drill
 from tests.conftest import free_port, start_server
 from tests.metrics_helpers import samples, value
 

@@ -125,7 +125,7 @@ def test_start_up_fails_on_a_malformed_file_with_path_and_line(snippets_dir: Pat
 
 def test_earlier_versions_come_back_from_the_archive(tmp_path: Path):
     from app.db.snippet_rows import SnippetRows
-    from app.store import Store
+    from app.db.store import Store
     url = f"sqlite:///{tmp_path / 'db.sqlite'}"
     first = SnippetLibrary(SnippetRows(Store(url).engine))
     old = parse_snippet(GOOD, "t")

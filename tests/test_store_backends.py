@@ -7,7 +7,7 @@ from sqlalchemy import func, select
 from app.db import migrate
 from app.db.commit import NotStored
 from app.db.snippet_rows import SnippetRows
-from app.store import AttemptRecord, Store, attempts
+from app.db.store import AttemptRecord, Store, attempts
 
 pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning")
 

@@ -9,9 +9,9 @@ from babel.messages.pofile import read_po
 
 from app import i18n
 from app.settings import PROJECT_DIR
-from app.translations import compile_stale, stale
+from app.i18n.catalogs import compile_stale, stale
 
-EN_PO = PROJECT_DIR / "app/locale/en/LC_MESSAGES/messages.po"
+EN_PO = PROJECT_DIR / "app/i18n/locale/en/LC_MESSAGES/messages.po"
 PLACEHOLDER = re.compile(r"%\(\w+\)[sdr]|%%")
 
 

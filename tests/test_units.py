@@ -7,7 +7,7 @@ from app.engine.mask import SEED_MAX, blank_count
 from app.engine.score import splice
 from app.engine.tokens import KINDS, candidate_spans, eligible_spans, token_sequence
 from app.engine.units import SPAN_MAX, line_pieces
-from app.trainer import parse_kinds, random_drill
+from app.learn.drills import parse_kinds, random_drill
 from tests.test_engine import SNIPPETS
 
 KIND_SETS = st.sets(st.sampled_from(KINDS), min_size=1).map(lambda s: tuple(k for k in KINDS if k in s))

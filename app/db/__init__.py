@@ -1,1 +1,1 @@
-"""The database: tables, migrations and the group-commit writer behind `app.store`."""
+"""The database: tables, migrations and the group-commit writer behind `app.db.store`."""

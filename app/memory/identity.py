@@ -1,7 +1,7 @@
 """Who a learner is: a random id in a signed cookie, and a signed link to continue on another device.
 
 An id that is unsigned, tampered with or signed by another key is never trusted: the request
-gets a fresh id. The key is the app's secret (app/keys.py), so learners survive restarts.
+gets a fresh id. The key is the app's secret (app/web/keys.py), so learners survive restarts.
 """
 import secrets
 from datetime import datetime, timezone

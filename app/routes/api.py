@@ -2,14 +2,13 @@
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, Response
 
-from .. import deps
-from ..errors import UserError
+from app.web import deps
+from app.web.errors import UserError
 from ..i18n import _
 from ..snippets.files import MAX_BYTES
-from ..submission import content_type, limited_body
+from app.web.forms import content_type, limited_body
 from .uploads import too_large_message
-from ..teaching import (Outcome, changeable_or_403, report_json, strength_json, submit, summary,
-                        uploaded_or_404)
+from app.teach.publishing import Outcome, changeable_or_403, report_json, strength_json, submit, summary, uploaded_or_404
 
 router = APIRouter(prefix="/api", dependencies=[Depends(deps.api_teacher)], tags=["teachers"])
 

@@ -2,13 +2,13 @@
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from .. import deps
-from ..errors import UserError
+from app.web import deps
+from app.web.errors import UserError
 from ..i18n import _
-from ..store import RATINGS
-from ..submission import read_fields
-from ..templating import render
-from ..trainer import whole_number
+from app.db.store import RATINGS
+from app.web.forms import read_fields
+from app.web.templating import render
+from app.learn.drills import whole_number
 
 router = APIRouter()
 

@@ -4,17 +4,17 @@ from datetime import datetime, timezone
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
 
-from .. import deps
-from ..auth import teacher_label
+from app.web import deps
+from app.teach.auth import teacher_label
 from ..classes import alternatives, roster
 from ..classes.figures import versions_practised
 from ..classes.query import scope_of
 from ..classes.stats import page_parts, snippet_stats
 from ..engine.tokens import candidate_spans
-from ..errors import UserError
+from app.web.errors import UserError
 from ..i18n import _
 from ..memory.summary import end_of_today
-from ..templating import render
+from app.web.templating import render
 
 router = APIRouter()
 api = APIRouter(prefix="/api", dependencies=[Depends(deps.api_teacher)], tags=["teachers"])

@@ -5,17 +5,17 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response, StreamingResponse
 from sqlalchemy.exc import IntegrityError
 
-from .. import deps
-from ..auth import teacher_label
+from app.web import deps
+from app.teach.auth import teacher_label
 from ..classes import roster
 from ..classes.export import class_csv
 from ..classes.figures import Scope
 from ..classes.query import days
-from ..errors import UserError
+from app.web.errors import UserError
 from ..i18n import _
 from ..memory import identity
 from ..memory.summary import end_of_today
-from ..templating import render
+from app.web.templating import render
 from . import class_stats
 
 router = APIRouter()

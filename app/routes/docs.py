@@ -4,7 +4,7 @@ from fastapi import APIRouter, Request
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse
 
-from ..assets import SWAGGER_CSS, SWAGGER_JS
+from app.web.assets import SWAGGER_CSS, SWAGGER_JS
 
 router = APIRouter()
 

@@ -7,9 +7,9 @@ from fastapi.responses import JSONResponse, Response
 from sqlalchemy.exc import DBAPIError
 from starlette.exceptions import HTTPException
 
-from ..errors import UserError
+from app.web.errors import UserError
 from ..i18n import _
-from ..templating import is_htmx, wants_json
+from app.web.templating import is_htmx, wants_json
 
 log = logging.getLogger("codecloze")
 

@@ -4,7 +4,7 @@ import asyncio
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from .. import deps
+from app.web import deps
 
 router = APIRouter()
 STATUS_SECONDS = 2.0  # a health check answers quickly even when the fork server does not

@@ -2,9 +2,9 @@
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from .. import deps
+from app.web import deps
 from ..memory.summary import due_today
-from ..templating import render
+from app.web.templating import render
 from .views import markdown_html
 
 router = APIRouter()

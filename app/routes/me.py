@@ -5,15 +5,15 @@ from datetime import datetime, timezone
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
-from .. import deps
+from app.web import deps
 from ..classes import roster
-from ..errors import UserError
+from app.web.errors import UserError
 from ..i18n import _
 from ..memory import forget, identity
 from ..memory.export import attempts_csv
 from ..memory.summary import due_list, end_of_today, snippet_progress
-from ..submission import read_fields
-from ..templating import render
+from app.web.forms import read_fields
+from app.web.templating import render
 
 router = APIRouter()
 CLASS_CODE = re.compile(r"^[A-Za-z0-9-]{0,32}$")

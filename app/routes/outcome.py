@@ -6,11 +6,11 @@ from functools import lru_cache
 from markupsafe import Markup
 
 from ..engine.diff import Change, token_diff
-from ..feedback import Result
+from app.learn.feedback import Result
 from ..i18n import _
-from ..templating import Deferred
-from ..trainer import Drill
-from ..verdicts import learner_message
+from app.web.templating import Deferred
+from app.learn.drills import Drill
+from app.learn.verdicts import learner_message
 
 
 def result_context(drill: Drill, result: Result | None) -> dict:

@@ -4,15 +4,15 @@ from datetime import datetime, timezone
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
-from .. import deps
+from app.web import deps
 from ..engine.mask import new_seed
 from ..engine.tokens import eligible_spans
-from ..errors import UserError
+from app.web.errors import UserError
 from ..i18n import _
 from ..memory.review import Review, decode, encode, review_mask
 from ..memory.state import card_version, token_memory
-from ..submission import read_fields
-from ..trainer import chosen_drill, parse_rate, parse_seed
+from app.web.forms import read_fields
+from app.learn.drills import chosen_drill, parse_rate, parse_seed
 from .trainer import _grade, _show, _submitted_version
 
 router = APIRouter()

@@ -2,15 +2,14 @@
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
-from .. import deps
-from ..auth import SESSION_COOKIE
-from ..errors import UserError
+from app.web import deps
+from app.teach.auth import SESSION_COOKIE
+from app.web.errors import UserError
 from ..i18n import _
-from ..teaching import (changeable_or_403, report_json, status_of, strength_json, submit, summary,
-                        uploaded_or_404)
+from app.teach.publishing import changeable_or_403, report_json, status_of, strength_json, submit, summary, uploaded_or_404
 from ..snippets.validate import file_line
-from ..submission import read_fields
-from ..templating import render
+from app.web.forms import read_fields
+from app.web.templating import render
 from .uploads import read_upload
 
 router = APIRouter(prefix="/teach")

@@ -4,22 +4,22 @@ from dataclasses import replace
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
-from .. import deps, observability
+from app.web import deps
+from app import observability
 from ..classes.alternatives import rescored
 from ..engine.mask import new_seed
 from ..engine.score import score, splice
 from ..engine.tokens import DEFAULT_KINDS
 from ..engine.units import UNITS
-from ..errors import UserError
-from ..execution import execute
-from ..feedback import Result, revealed_states
+from app.web.errors import UserError
+from app.learn.execution import execute
+from app.learn.feedback import Result, revealed_states
 from ..i18n import _
 from ..db.commit import NotStored
 from ..memory.record import attempt_record
-from ..submission import answers_for, read_fields
-from ..templating import Frame, render
-from ..trainer import (DEFAULT_UNIT, Drill, fixed_drill, parse_kinds, parse_rate, parse_seed,
-                       mask_query, parse_unit, random_drill, revealed_keys)
+from app.web.forms import answers_for, read_fields
+from app.web.templating import Frame, render
+from app.learn.drills import DEFAULT_UNIT, Drill, fixed_drill, parse_kinds, parse_rate, parse_seed, mask_query, parse_unit, random_drill, revealed_keys
 from .outcome import result_shape
 from .views import PAGE_SLOTS, drill_json, page_context
 

@@ -6,11 +6,11 @@ from fastapi import Request
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
 
-from .. import deps
-from ..errors import UserError
+from app.web import deps
+from app.web.errors import UserError
 from ..i18n import _
 from ..snippets.files import MAX_BYTES
-from ..submission import content_type, limited_body, read_fields
+from app.web.forms import content_type, limited_body, read_fields
 
 BODY_LIMIT = MAX_BYTES * 4  # room for the form around the file; larger bodies are refused unread
 

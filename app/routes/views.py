@@ -5,11 +5,11 @@ from markupsafe import Markup
 
 from ..engine.render import render_code
 from ..engine.tokens import DEFAULT_KINDS, KINDS
-from ..feedback import Result
+from app.learn.feedback import Result
 from ..i18n import _
-from ..markdown import render_markdown
-from ..templating import Deferred
-from ..trainer import Drill, mask_query
+from app.web.markdown import render_markdown
+from app.web.templating import Deferred
+from app.learn.drills import Drill, mask_query
 from .outcome import result_context
 
 

@@ -15,8 +15,8 @@ import tempfile
 from pathlib import Path
 
 from ..i18n import set_language
-from ..language import supported
-from ..translations import compile_stale
+from app.web.language import supported
+from app.i18n.catalogs import compile_stale
 from ..sandbox.types import Verdict
 from .files import MAX_BYTES
 from .strength import check_strength

@@ -4,13 +4,13 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .engine.mask import RATE_MAX, RATE_MIN, SEED_MAX, random_mask
-from .engine.score import Hole
-from .engine.tokens import DEFAULT_KINDS, KINDS, eligible_spans
-from .engine.units import UNITS, line_mask, line_pieces, span_mask
-from .errors import UserError
-from .i18n import _
-from .snippets.model import Snippet
+from app.engine.mask import RATE_MAX, RATE_MIN, SEED_MAX, random_mask
+from app.engine.score import Hole
+from app.engine.tokens import DEFAULT_KINDS, KINDS, eligible_spans
+from app.engine.units import UNITS, line_mask, line_pieces, span_mask
+from app.web.errors import UserError
+from app.i18n import _
+from app.snippets.model import Snippet
 
 DEFAULT_RATE = 15  # BERT's masking rate
 DEFAULT_UNIT = "token"

@@ -3,12 +3,12 @@ from dataclasses import dataclass
 
 from fastapi import Request
 
-from . import deps
-from .errors import UserError
-from .i18n import _
-from .snippets.errors import Problem
-from .snippets.model import Snippet
-from .snippets.validate import Report, validate
+from app.web import deps
+from app.web.errors import UserError
+from app.i18n import _
+from app.snippets.errors import Problem
+from app.snippets.model import Snippet
+from app.snippets.validate import Report, validate
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ the sandbox says about limits and exits is said again in the UI language.
 """
 import re
 
-from .i18n import _
+from app.i18n import _
 
 _MESSAGES = (
     (re.compile(r"wall-clock limit \((?P<n>[\d.]+) s\) reached"), lambda: _("超出运行时间上限（%(n)s 秒）")),

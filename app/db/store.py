@@ -10,12 +10,12 @@ from datetime import datetime, timezone
 from sqlalchemy import Engine, create_engine, event, insert, select, update
 from sqlalchemy.exc import DBAPIError, OperationalError
 
-from .db import migrate
-from .db.commit import GroupCommit, NotStored
-from .db.records import AttemptRecord  # noqa: F401 (re-exported)
-from .db.tables import attempts, metadata, responses, snippet_versions, snippets  # noqa: F401 (re-exported)
-from .classes.counts import class_codes, count_attempts
-from .memory.update import apply_attempts, rate_question
+from app.db import migrate
+from app.db.commit import GroupCommit, NotStored
+from app.db.records import AttemptRecord  # noqa: F401 (re-exported)
+from app.db.tables import attempts, metadata, responses, snippet_versions, snippets  # noqa: F401 (re-exported)
+from app.classes.counts import class_codes, count_attempts
+from app.memory.update import apply_attempts, rate_question
 
 RATINGS = ("again", "hard", "good", "easy")
 ID_MAX = 2**63 - 1  # ids are random positive BIGINTs

@@ -9,10 +9,10 @@ from fastapi import Request
 from fastapi.responses import Response
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
-from .errors import UserError
-from .i18n import _
-from .keys import derived
-from .settings import Settings
+from app.web.errors import UserError
+from app.i18n import _
+from app.web.keys import derived
+from app.settings import Settings
 
 SESSION_COOKIE = "cc_teacher"
 log = logging.getLogger("codecloze")

@@ -11,9 +11,9 @@ from jinja2 import Environment, FileSystemLoader
 from jinja2_fragments.fastapi import Jinja2Blocks
 from markupsafe import Markup, escape
 
-from . import i18n
-from .engine.inputs import mark_names
-from .settings import PROJECT_DIR
+from app import i18n
+from app.engine.inputs import mark_names
+from app.settings import PROJECT_DIR
 
 FRAMES_KEPT = 1024
 # The switch names each language in itself.

@@ -3,8 +3,8 @@ import json
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from .engine.render import HoleState
-from .engine.score import BlankVerdict
+from app.engine.render import HoleState
+from app.engine.score import BlankVerdict
 
 STATES = ("right", "accepted", "wrong", "revealed", "empty")
 

@@ -6,10 +6,10 @@ changes nothing, and a restart serves exactly what was confirmed.
 import asyncio
 import logging
 
-from .db.snippet_rows import SnippetRows
-from .snippets.library import SnippetLibrary
-from .snippets.model import Snippet
-from .snippets.parse import parse_snippet
+from app.db.snippet_rows import SnippetRows
+from app.snippets.library import SnippetLibrary
+from app.snippets.model import Snippet
+from app.snippets.parse import parse_snippet
 
 log = logging.getLogger("codecloze")
 

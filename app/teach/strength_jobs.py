@@ -4,7 +4,7 @@ import secrets
 import time
 from dataclasses import dataclass, field
 
-from .snippets.model import Snippet
+from app.snippets.model import Snippet
 
 
 @dataclass
@@ -44,7 +44,7 @@ class StrengthJobs:
         return job_id
 
     async def _run(self, job: StrengthJob, snippet: Snippet, sandbox) -> None:
-        from .snippets.strength import check_strength
+        from app.snippets.strength import check_strength
 
         def progress(done: int, total: int) -> None:
             job.done, job.total = done, total

@@ -3,16 +3,16 @@ import hmac
 
 from fastapi import Request, Response
 
-from .auth import TeacherAuth
-from .catalog import Catalog
-from .errors import UserError
-from .i18n import _
-from .memory.identity import LEARNER_COOKIE, Learner
-from .settings import Settings
-from .snippets.library import SnippetLibrary
-from .snippets.model import Snippet
-from .store import Store
-from .submission import read_fields
+from app.teach.auth import TeacherAuth
+from app.teach.catalog import Catalog
+from app.web.errors import UserError
+from app.i18n import _
+from app.memory.identity import LEARNER_COOKIE, Learner
+from app.settings import Settings
+from app.snippets.library import SnippetLibrary
+from app.snippets.model import Snippet
+from app.db.store import Store
+from app.web.forms import read_fields
 
 
 

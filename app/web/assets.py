@@ -7,7 +7,7 @@ from pathlib import Path
 
 from markupsafe import Markup, escape
 
-STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
+STATIC_DIR = Path(__file__).resolve().parents[2] / "static"
 
 HTMX_VERSION = "2.0.11"  # last 2.x: 4.x changed inheritance, events and 4xx swaps
 KATEX_VERSION = "0.19.1"

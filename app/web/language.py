@@ -6,9 +6,9 @@ A `?lang=` choice is remembered in a cookie, so the switch on every page is a pl
 import re
 from functools import lru_cache
 
-from . import i18n
-from .keys import ConfigError
-from .templating import q_value
+from app import i18n
+from app.web.keys import ConfigError
+from app.web.templating import q_value
 
 COOKIE = "lang"
 COOKIE_SECONDS = 365 * 24 * 3600

@@ -1,8 +1,8 @@
 """UI strings go through gettext; the msgids are the Chinese UI text, so Chinese needs no catalog.
 
-The language is per request: app/language.py chooses it and sets it here (a context variable,
+The language is per request: app/web/language.py chooses it and sets it here (a context variable,
 so concurrent requests and the threads their sync routes run in each see their own). Catalogs
-live in app/locale/<lang>/LC_MESSAGES/messages.po; `scripts/translations` extracts, updates and
+live in app/i18n/locale/<lang>/LC_MESSAGES/messages.po; `scripts/translations` extracts, updates and
 compiles them (the .mo files are compiled by scripts/setup and at start-up when out of date).
 """
 import gettext

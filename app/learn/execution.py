@@ -1,11 +1,11 @@
 """Running completed code in the sandbox, and what its verdict means to a learner."""
-from .errors import UserError
-from .i18n import _
-from .snippets.model import Snippet
+from app.web.errors import UserError
+from app.i18n import _
+from app.snippets.model import Snippet
 
 
 def job_for(snippet: Snippet, code: str):
-    from .sandbox import Job
+    from app.sandbox import Job
     return Job(parts=(("setup", snippet.setup), ("code", code), ("check", snippet.check)))
 
 
@@ -14,7 +14,7 @@ async def execute(sandbox, snippet: Snippet, code: str, owner: str | None = None
     owner: the learner (jobs are queued fairly between learners); address: the client's."""
     if sandbox is None:
         return None
-    from .sandbox import SandboxBusy, SandboxUnavailable
+    from app.sandbox import SandboxBusy, SandboxUnavailable
     try:
         return await sandbox.run(job_for(snippet, code), owner=owner, address=address)
     except SandboxBusy:

@@ -6,9 +6,9 @@ from urllib.parse import unquote_plus, unquote_to_bytes
 from fastapi import Request
 from starlette.requests import ClientDisconnect
 
-from .engine.score import Hole
-from .errors import UserError
-from .i18n import _
+from app.engine.score import Hole
+from app.web.errors import UserError
+from app.i18n import _
 
 ANSWER_KEY = re.compile(r"^[sc]\d+$")
 

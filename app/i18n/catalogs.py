@@ -8,7 +8,7 @@ from pathlib import Path
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
-from .i18n import LOCALE_DIR
+from app.i18n import LOCALE_DIR
 
 log = logging.getLogger("codecloze")
 
