@@ -9,7 +9,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.web.keys import ConfigError
-from app.web.language import accepted, chosen, supported
+from app.i18n import supported
+from app.web.language import accepted, chosen
 from app.main import create_app
 from app.settings import PROJECT_DIR, Settings
 

@@ -43,6 +43,11 @@ def speaking(language: str):
     finally:
         _current.reset(token)
 
+def supported(tag: str | None) -> str | None:
+    """The offered language a tag names ("en-GB" → "en", "zh-Hant" → "zh"), or None."""
+    primary = (tag or "").strip().lower().replace("_", "-").split("-")[0]
+    return primary if primary in LANGUAGES else None
+
 
 def language() -> str:
     return _current.get()

@@ -1,5 +1,4 @@
-"""What a scored submission shows on the snippet page: score, verdict, token diffs, and the
-frame key's share of it."""
+"""What a scored submission shows on the snippet page: score, verdict, token diffs."""
 import html
 from functools import lru_cache
 
@@ -33,15 +32,6 @@ def result_context(drill: Drill, result: Result | None) -> dict:
         "run_message": learner_message(run, drill.snippet.check) if run else "",
         "run_stdout": run.stdout if run else "",
     }
-
-
-def result_shape(drill: Drill, result: Result | None) -> tuple | None:
-    """What decides which parts of the result the page shows (the frame key's share)."""
-    run = result and result.run
-    if result is None:
-        return None
-    return (result.accepted > 0, result.empty > 0, bool(_wrong_pieces(drill, result)), run and run.status,
-            bool(run and run.message), bool(run and run.stdout), result.saved)
 
 
 def _wrong_pieces(drill: Drill, result: Result) -> list:

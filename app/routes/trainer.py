@@ -1,27 +1,22 @@
-"""Drill and exercise pages: show a mask, score a submission."""
-from dataclasses import replace
-
+"""Drill and exercise pages: show a mask, grade a submission."""
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
-from app.web import deps
 from app import observability
-from ..classes.alternatives import rescored
-from ..engine.mask import new_seed
-from ..engine.score import score, splice
-from ..engine.tokens import DEFAULT_KINDS
-from ..engine.units import UNITS
-from app.web.errors import UserError
-from app.learn.execution import execute
+from app.engine.mask import new_seed
+from app.engine.tokens import DEFAULT_KINDS
+from app.engine.units import UNITS
+from app.i18n import _
+from app.learn.drills import (DEFAULT_UNIT, Drill, fixed_drill, mask_query, parse_kinds, parse_rate, parse_seed,
+                              parse_unit, random_drill)
 from app.learn.feedback import Result, revealed_states
-from ..i18n import _
-from ..db.commit import NotStored
-from ..memory.record import attempt_record
-from app.web.forms import answers_for, read_fields
-from app.web.templating import Frame, render
-from app.learn.drills import DEFAULT_UNIT, Drill, fixed_drill, parse_kinds, parse_rate, parse_seed, mask_query, parse_unit, random_drill, revealed_keys
-from .outcome import result_shape
-from .views import PAGE_SLOTS, drill_json, page_context
+from app.learn.grading import Submitter, grade
+from app.web import deps
+from app.web.errors import UserError
+from app.web.forms import read_fields
+from app.web.templating import render
+
+from .views import drill_json, page_context
 
 router = APIRouter()
 
@@ -30,8 +25,8 @@ def drill_url(snippet_id: str, rate: int, seed: int, version: str, unit: str = D
               kinds: tuple[str, ...] = DEFAULT_KINDS) -> str:
     """A mask's address: every input of the mask, so the URL reproduces it; with its version, a
     shared URL keeps its mask after the snippet changes. Defaults are left out."""
-    # ids/versions: [a-z0-9-]; seeds are ints (or a page frame's slot marker, hence no int())
-    return f"/s/{snippet_id}/drill?rate={int(rate)}&seed={seed}{mask_query(unit, kinds)}&v={version}"
+    # ids/versions: [a-z0-9-]; rates and seeds are ints
+    return f"/s/{snippet_id}/drill?rate={int(rate)}&seed={int(seed)}{mask_query(unit, kinds)}&v={version}"
 
 
 def _mask_choice(values) -> tuple[str, tuple[str, ...]]:
@@ -113,52 +108,26 @@ def _submitted_version(request: Request, snippet_id: str, fields: dict[str, str]
 
 
 async def _grade(request: Request, drill: Drill, fields: dict[str, str]) -> Response:
-    settings = deps.settings(request)
-    answers = answers_for(drill.holes, fields, settings.max_answer_chars)
-    revealed = revealed_keys(drill.holes, fields)
-    responses = _responses(drill, fields, settings.max_answer_chars * 5)
-    clock = observability.Stopwatch()
-    verdicts = rescored(deps.store(request).engine, drill.snippet, drill.holes,  # a teacher's accepted alternatives
-                        clock.time("scoring", score, list(drill.holes), answers, revealed))
-    sandbox = request.app.state.sandbox
-    # Code with an empty blank cannot be right and would only fail to parse: it is not run.
-    runnable = sandbox is not None and all(a.strip() for a in answers.values())
-    code = splice(drill.snippet.code, list(drill.holes), answers) if runnable else ""  # only run code is needed
-    learner = deps.learner_id(request)
-    run = await clock.wait("sandbox", execute(sandbox if runnable else None, drill.snippet, code, owner=str(learner),
-                                              address=request.client and request.client.host))
-    result = Result(tuple(verdicts), run, None, responses)
-    try:
-        stored = await deps.store(request).record_attempt(attempt_record(learner, drill, result, fields))
-        result = replace(result, attempt_id=stored)
-    except NotStored:
-        result = replace(result, saved=False)  # scored, shown, and said so: nothing pretends it was kept
-    saved = result.saved
-    # htmx swaps in the outcome only: the inputs on the page already hold these answers
-    response = _show(request, drill, result=result, block="outcome", status=200 if saved else 503)
+    """Grade the submission (the learn use case), then show its outcome: htmx swaps in the outcome
+    only, since the inputs on the page already hold these answers."""
+    learner, clock = deps.learner_id(request), observability.Stopwatch()
+    submitter = Submitter(learner, request.client and request.client.host)
+    result = await grade(drill, fields, submitter, deps.grading_services(request), clock)
+    response = _show(request, drill, result=result, block="outcome", status=200 if result.saved else 503)
     observability.graded(request, drill, result, clock)
     return deps.remember_learner(response, learner)
 
 
-def _responses(drill: Drill, fields: dict[str, str], limit: int) -> dict[int, str]:
-    if drill.mode != "fixed":
-        return {}
-    texts = {i: fields.get(f"q{i}", "").strip() for i in range(len(drill.snippet.questions))}
-    if any(len(t) > limit for t in texts.values()):
-        raise UserError(422, _("简答题的回答太长（上限 %(max)s 个字符）。", max=limit))
-    return texts
-
-
 def _show(request: Request, drill: Drill, *, shown=None, result: Result | None = None,
           revealed: bool = False, block: str = "trainer", status: int = 200) -> Response:
-    context, frame = snippet_page(request, drill, shown=shown, result=result, revealed=revealed)
+    context = snippet_page(request, drill, shown=shown, result=result, revealed=revealed)
     return render(request, "snippet.html", context, block=block, data=lambda: drill_json(drill, result),
-                  frame=frame, status=status)
+                  status=status)
 
 
 def snippet_page(request: Request, drill: Drill, *, shown=None, result: Result | None = None,
-                 revealed: bool = False) -> tuple[dict, Frame | None]:
-    """The snippet page's context, and the frame it fills when one fits."""
+                 revealed: bool = False) -> dict:
+    """The snippet page's context."""
     snippet, library = drill.snippet, deps.library(request)
     current = library.get(snippet.id)
     latest = None if current is None or current.version == snippet.version else current
@@ -167,11 +136,6 @@ def snippet_page(request: Request, drill: Drill, *, shown=None, result: Result |
                       drill.kinds) if drill.rate else ""
     context = page_context(drill, shown=shown, result=result, revealed=revealed, fresh_url=fresh,
                            drill_url=drill_url)
-    context["draft"] = draft = not library.is_visible(snippet.id)
+    context["draft"] = not library.is_visible(snippet.id)
     context["latest"] = latest
-    # Per-learner text outside the slots (an exercise's written answers) rules out a cached frame.
-    # So do a review's chosen spans (they are not a function of the frame key and the seed).
-    if result is not None and drill.mode != "random" or drill.review is not None:
-        return context, None
-    return context, Frame((snippet.id, snippet.version, drill.mode, drill.rate, drill.unit, drill.kinds, draft,
-                           latest and latest.version, result_shape(drill, result), revealed), PAGE_SLOTS)
+    return context

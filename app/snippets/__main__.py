@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 from ..i18n import set_language
-from app.web.language import supported
+from app.i18n import supported
 from app.i18n.catalogs import compile_stale
 from ..sandbox.types import Verdict
 from .files import MAX_BYTES

@@ -13,6 +13,7 @@ from app.snippets.library import SnippetLibrary
 from app.snippets.model import Snippet
 from app.db.store import Store
 from app.web.forms import read_fields
+from app.learn.grading import Services
 
 
 
@@ -99,3 +100,8 @@ def remember_learner(response: Response, learner: Learner) -> Response:
     # What `set_cookie` writes, without building a SimpleCookie per submission.
     response.raw_headers.append((b"set-cookie", learner.cookie))
     return response
+
+
+def grading_services(request: Request) -> Services:
+    """What grading a submission uses, from the app's state."""
+    return Services(store(request), request.app.state.sandbox, settings(request).max_answer_chars)

@@ -7,6 +7,7 @@ import re
 from functools import lru_cache
 
 from app import i18n
+from app.i18n import supported
 from app.web.keys import ConfigError
 from app.web.templating import q_value
 
@@ -15,11 +16,6 @@ COOKIE_SECONDS = 365 * 24 * 3600
 # Only this one cookie's value is wanted: a match costs a tenth of parsing the whole header.
 _COOKIE_VALUE = re.compile(rb'(?:^|;)\s*lang="?([A-Za-z_-]{1,16})')
 
-
-def supported(tag: str | None) -> str | None:
-    """The offered language a tag names ("en-GB" → "en", "zh-Hant" → "zh"), or None."""
-    primary = (tag or "").strip().lower().replace("_", "-").split("-")[0]
-    return primary if primary in i18n.LANGUAGES else None
 
 
 def default_language(setting: str) -> str:

@@ -1,0 +1,60 @@
+"""Grading a submission: the one use case behind drill, exercise and review forms.
+
+Each blank is scored by token match (a teacher's accepted alternatives count), the answers are
+spliced into the code and run in the sandbox, and the attempt is recorded: the result comes back
+only once the attempt is committed, or says that it was not stored. Nothing here knows of HTTP.
+"""
+from dataclasses import dataclass, replace
+
+from app.classes.alternatives import rescored
+from app.db.commit import NotStored
+from app.db.store import Store
+from app.engine.score import score, splice
+from app.learn.answers import answers_for, responses_for
+from app.learn.drills import Drill, revealed_keys
+from app.learn.execution import execute
+from app.learn.feedback import Result
+from app.memory.record import attempt_record
+from app.observability import Stopwatch
+
+
+@dataclass(frozen=True)
+class Services:
+    """What grading uses: the store (attempts, alternatives), the sandbox (None: execution off)
+    and the answers' length bound."""
+    store: Store
+    sandbox: object | None
+    max_answer_chars: int
+
+
+@dataclass(frozen=True)
+class Submitter:
+    learner: str  # the signed learner id
+    address: str | None  # the client address the fair queue shares jobs by
+
+
+async def grade(drill: Drill, fields: dict[str, str], submitter: Submitter, services: Services,
+                clock: Stopwatch) -> Result:
+    """The scored, run and recorded submission (`saved` False when the database refused it)."""
+    answers = answers_for(drill.holes, fields, services.max_answer_chars)
+    revealed = revealed_keys(drill.holes, fields)
+    responses = responses_for(len(drill.snippet.questions), fields, services.max_answer_chars * 5) \
+        if drill.mode == "fixed" else {}
+    verdicts = rescored(services.store.engine, drill.snippet, drill.holes,  # a teacher's accepted alternatives
+                        clock.time("scoring", score, list(drill.holes), answers, revealed))
+    run = await clock.wait("sandbox", _run(drill, answers, submitter, services.sandbox))
+    result = Result(tuple(verdicts), run, None, responses)
+    try:
+        attempt_id = await services.store.record_attempt(attempt_record(submitter.learner, drill, result, fields))
+    except NotStored:
+        return replace(result, saved=False)  # scored, shown, and said so: nothing pretends it was kept
+    return replace(result, attempt_id=attempt_id)
+
+
+async def _run(drill: Drill, answers: dict[str, str], submitter: Submitter, sandbox):
+    """The sandbox's verdict on the completed code; None when it is not run. Code with an empty
+    blank cannot be right and would only fail to parse."""
+    runnable = sandbox is not None and all(a.strip() for a in answers.values())
+    code = splice(drill.snippet.code, list(drill.holes), answers) if runnable else ""
+    return await execute(sandbox if runnable else None, drill.snippet, code, owner=submitter.learner,
+                         address=submitter.address)
