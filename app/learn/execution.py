@@ -1,12 +1,8 @@
 """Running completed code in the sandbox, and what its verdict means to a learner."""
 from app.web.errors import UserError
 from app.i18n import _
+from app.snippets.jobs import job_for
 from app.snippets.model import Snippet
-
-
-def job_for(snippet: Snippet, code: str):
-    from app.sandbox import Job
-    return Job(parts=(("setup", snippet.setup), ("code", code), ("check", snippet.check)))
 
 
 async def execute(sandbox, snippet: Snippet, code: str, owner: str | None = None, address: str | None = None):

@@ -5,7 +5,7 @@ import asyncio
 import time
 from dataclasses import dataclass
 
-from app.learn.execution import job_for
+from .jobs import job_for
 from ..sandbox.types import SandboxBusy, SandboxUnavailable
 from .model import Snippet
 from .mutants import Mutant, mutants

@@ -5,7 +5,7 @@ Every problem found is reported at once, so an author fixes a file in one pass.
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from app.learn.execution import job_for
+from .jobs import job_for
 from ..i18n import _
 from ..sandbox.types import SandboxBusy, SandboxUnavailable, Verdict
 from .errors import Problem, SnippetInvalid
