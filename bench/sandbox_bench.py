@@ -114,7 +114,7 @@ async def beside_hostile(sandbox: Sandbox, job: Job, runs: int) -> tuple[list[fl
 
 def rss_of_self() -> int:
     with open("/proc/self/status") as f:
-        return int(next(l for l in f if l.startswith("VmRSS:")).split()[1]) * 1024
+        return int(next(line for line in f if line.startswith("VmRSS:")).split()[1]) * 1024
 
 
 async def main(args) -> None:

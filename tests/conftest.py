@@ -89,7 +89,7 @@ def start_server(data_dir: Path, **env: str | None):
             return proc, url
         except OSError:
             if proc.poll() is not None:
-                raise RuntimeError(proc.stdout.read().decode())
+                raise RuntimeError(proc.stdout.read().decode()) from None
             time.sleep(0.2)
     proc.kill()
     raise RuntimeError("server did not start")

@@ -97,7 +97,7 @@ def test_a_lone_surrogate_is_refused_and_other_learners_are_stored(client):
     good = [drill_form(client.app, "mlm-online-softmax", 20, seed) for seed in range(10)]
     bad = drill_form(client.app, "mlm-online-softmax", 20, 99)
     key = next(k for k in bad if k[0] == "s" and k[1:].isdigit())
-    body = '{"version": "%s", "rate": 20, "seed": 99, "answers": {"%s": "\\ud800"}}' % (bad["version"], key)
+    body = f'{{"version": "{bad["version"]}", "rate": 20, "seed": 99, "answers": {{"{key}": "\\ud800"}}}}'
     statuses: list[int] = []
 
     def post_good(form):

@@ -135,7 +135,7 @@ def test_an_edit_carries_memory_to_the_new_version(tmp_path):
             rows = {r.span: r for r in db.execute(select(tokens).where(tokens.c.version == "v2"))}
         mapping = version_map(EDITED_V1, EDITED_V2)
         assert set(rows) == set(mapping.values()) | {0}
-        for old_index, new_index in mapping.items():
+        for new_index in mapping.values():
             assert rows[new_index].text == new[new_index].text and rows[new_index].misses == 1
         assert rows[0].seen == 2  # carried over, then reviewed again
     finally:

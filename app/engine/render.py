@@ -156,7 +156,7 @@ def render_code(code: str, holes: list[Hole], shown: dict[str, HoleState] | None
     starts = {h.start: h for h in holes}
     lines: list[list[str]] = [[]]
     inside_until = -1
-    for start, end, parts in _pieces(code, _cuts(code, holes)):
+    for start, _end, parts in _pieces(code, _cuts(code, holes)):
         if start in starts:
             hole = starts[start]
             lines[-1].append(input_html(hole, shown.get(hole.key, BLANK)))

@@ -20,7 +20,7 @@ def job(code: str, setup: str = "", check: str = "") -> Job:
 def _uids(pid: int) -> set[int]:
     try:
         with open(f"/proc/{pid}/status") as f:
-            line = next(l for l in f if l.startswith("Uid:"))
+            line = next(row for row in f if row.startswith("Uid:"))
     except (OSError, StopIteration):
         return set()
     return {int(x) for x in line.split()[1:]}
