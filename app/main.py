@@ -60,7 +60,7 @@ def make_sandbox(settings: Settings):
                     memory_bytes=settings.memory_mb << 20)
     return Sandbox(limits, workers=settings.workers, queue=settings.queue,
                    data_dirs=_private_paths(settings), new_owners_per_minute=settings.new_learners_per_minute,
-                   address_jobs=settings.address_jobs)
+                   address_jobs=settings.address_jobs, packages=settings.package_names)
 
 
 @asynccontextmanager
