@@ -8,6 +8,7 @@ root binds exactly those (mounts.py), so everything else of site-packages is abs
 import re
 import sys
 from dataclasses import dataclass
+from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 
@@ -88,14 +89,16 @@ def _modules(paths: tuple[Path, ...]) -> tuple[str, ...]:
     return tuple(sorted(n for n in names if n.isidentifier()))
 
 
-def offered(names: tuple[str, ...]) -> list[Offered]:
+@lru_cache(maxsize=8)
+def offered(names: tuple[str, ...]) -> tuple[Offered, ...]:
     out = []
     for dist in closure(names):
         paths = _top_paths(dist)
         out.append(Offered(normalise(dist.metadata["Name"]), dist.version, paths, _modules(paths)))
-    return out
+    return tuple(out)
 
 
+@lru_cache(maxsize=8)  # what is installed does not change while the app runs
 def importable(names: tuple[str, ...]) -> frozenset[str]:
     """Top-level module names a job can import: the standard library's and the offered ones'."""
     return frozenset(sys.stdlib_module_names) | {m for o in offered(names) for m in o.modules}
