@@ -26,7 +26,7 @@ from .keys import ConfigError, app_secret
 from .language import LanguageMiddleware, default_language
 from .memory.identity import Identity
 from .memory.progress import utc_time
-from .routes import api, attempts, classes, docs, errors, health, home, me, review, teach, trainer
+from .routes import api, attempts, classes, course_api, docs, errors, health, home, me, review, teach, trainer
 from .strength_jobs import StrengthJobs
 from .settings import PROJECT_DIR, Settings
 from .snippets.errors import SnippetInvalid
@@ -136,7 +136,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_api_route("/highlight.css", lambda: Response(highlight_css, media_type="text/css",
                                                         headers={"Cache-Control": "public, max-age=86400"}),
                       include_in_schema=False)
-    for module in (home, trainer, review, me, attempts, teach, classes, api, health, docs):
+    for module in (home, trainer, review, me, attempts, teach, classes, api, course_api, health, docs):
         app.include_router(module.router)
     errors.install(app)
     observability.install(app)

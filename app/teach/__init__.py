@@ -1,0 +1,1 @@
+"""What teachers do: bring a course, assign work to classes."""
