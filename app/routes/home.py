@@ -5,6 +5,7 @@ from fastapi.responses import Response
 from .. import deps
 from ..memory.summary import due_today
 from ..templating import render
+from .assignments import learner_work
 from .views import markdown_html
 
 router = APIRouter()
@@ -22,10 +23,18 @@ async def home(request: Request) -> Response:
             for s in ordered]
     learner = deps.learner_id(request)
     # a visitor without a (valid) learner cookie has nothing due: no query
-    due = [] if getattr(request.state, "new_learner", None) else due_today(deps.store(request), learner, library)
+    known = not getattr(request.state, "new_learner", None)
+    due = due_today(deps.store(request), learner, library) if known else []
+    work = _work(request, learner, library) if known else []
     context = {"snippets": rest, "sections": sections, "intro": markdown_html(library.home_text),
-               "course_title": library.home_title, "due": due}
+               "course_title": library.home_title, "due": due,
+               "assignments": work}
     return render(request, "home.html", context, data=data)  # JSON: the list, as before (`/me` has the due list)
+
+
+def _work(request: Request, learner, library) -> list[dict]:
+    with deps.store(request).engine.connect() as db:
+        return learner_work(db, learner, library)
 
 
 def course_sections(sections, snippets: list) -> tuple[list[tuple[str, list]], list]:
