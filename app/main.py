@@ -28,6 +28,7 @@ from .memory.identity import Identity
 from .memory.progress import utc_time
 from .routes import api, attempts, classes, course_api, docs, errors, health, home, me, review, teach, trainer
 from .strength_jobs import StrengthJobs
+from .sandbox.packages import listing
 from .settings import PROJECT_DIR, Settings
 from .snippets.errors import SnippetInvalid
 from .snippets.library import SnippetLibrary
@@ -127,6 +128,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.templates = templates = make_templates()
     templates.env.globals["status_label"] = status_label
     templates.env.filters["utc_time"] = utc_time
+    templates.env.globals["sandbox_packages"] = listing(settings.package_names)  # the upload page lists them
     templates.env.globals["head_tags"] = head_tags(settings.use_cdn, lambda p: f"/static/{p}")
 
     app.mount("/static", StaticFiles(directory=PROJECT_DIR / "static"), name="static")

@@ -113,3 +113,9 @@ def site_dirs() -> list[Path]:
             sysconfig.get_path("purelib", vars=base), sysconfig.get_path("platlib", vars=base)]
     dirs += [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]
     return sorted({Path(p).resolve() for p in dirs if Path(p).is_dir()})
+
+
+def listing(names: tuple[str, ...]) -> list[dict]:
+    """What /healthz and the upload page show: each offered distribution, its version, and
+    whether the setting names it (else it comes as a dependency)."""
+    return [{"name": o.name, "version": o.version, "named": o.name in names} for o in offered(names)]
