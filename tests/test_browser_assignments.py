@@ -4,6 +4,7 @@ learner's home page shows the assignment with their progress. Screenshots at 128
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from tests.a11y import violations_in_both_schemes
 from tests.test_browser import fill_right
 from tests.teach_helpers import TOKEN
 
@@ -73,6 +74,8 @@ def test_a_teacher_assigns_a_drill_and_sees_who_reached_the_target(page: Page, b
         page.screenshot(path=artifacts / f"assignments-class-{width}.png", full_page=True)
         assert page.evaluate("document.documentElement.scrollWidth") <= width
 
+    assert violations_in_both_schemes(page, "class page with assignments") == []
+
     for learner, state in ((ana, "完成"), (bo, "进行中")):
         learner.goto(teacher_server + "/")
         item = learner.locator(".learner-assignments li.assignment")
@@ -84,7 +87,9 @@ def test_a_teacher_assigns_a_drill_and_sees_who_reached_the_target(page: Page, b
         bo.set_viewport_size({"width": width, "height": height})
         bo.screenshot(path=artifacts / f"assignments-home-{width}.png", full_page=True)
         assert bo.evaluate("document.documentElement.scrollWidth") <= width
+    assert violations_in_both_schemes(bo, "home with an assignment") == []
     bo.goto(teacher_server + "/me")
     expect(bo.locator(".learner-assignments")).to_contain_text("进行中 (85%)")
+    assert violations_in_both_schemes(bo, "/me with an assignment") == []
     ana.context.close()
     bo.context.close()
