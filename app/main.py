@@ -26,8 +26,9 @@ from app.web.keys import ConfigError, app_secret
 from app.web.language import LanguageMiddleware, default_language
 from .memory.identity import Identity
 from .memory.progress import utc_time
-from .routes import api, attempts, classes, docs, errors, health, home, me, review, teach, trainer
+from .routes import api, attempts, classes, course_api, docs, errors, health, home, me, review, teach, trainer
 from app.teach.strength_jobs import StrengthJobs
+from .sandbox.packages import listing
 from .settings import PROJECT_DIR, Settings
 from .snippets.errors import SnippetInvalid
 from .snippets.library import SnippetLibrary
@@ -60,7 +61,7 @@ def make_sandbox(settings: Settings):
                     memory_bytes=settings.memory_mb << 20)
     return Sandbox(limits, workers=settings.workers, queue=settings.queue,
                    data_dirs=_private_paths(settings), new_owners_per_minute=settings.new_learners_per_minute,
-                   address_jobs=settings.address_jobs)
+                   address_jobs=settings.address_jobs, packages=settings.package_names)
 
 
 @asynccontextmanager
@@ -127,6 +128,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.templates = templates = make_templates()
     templates.env.globals["status_label"] = status_label
     templates.env.filters["utc_time"] = utc_time
+    templates.env.globals["sandbox_packages"] = listing(settings.package_names)  # the upload page lists them
     templates.env.globals["head_tags"] = head_tags(settings.use_cdn, lambda p: f"/static/{p}")
 
     app.mount("/static", StaticFiles(directory=PROJECT_DIR / "static"), name="static")
@@ -136,7 +138,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_api_route("/highlight.css", lambda: Response(highlight_css, media_type="text/css",
                                                         headers={"Cache-Control": "public, max-age=86400"}),
                       include_in_schema=False)
-    for module in (home, trainer, review, me, attempts, teach, classes, api, health, docs):
+    for module in (home, trainer, review, me, attempts, teach, classes, api, course_api, health, docs):
         app.include_router(module.router)
     errors.install(app)
     observability.install(app)

@@ -31,6 +31,8 @@ class Settings(BaseSettings):
     queue: int = 32
     # Fair queue: new learner ids one address may bring per minute (beyond, they share one
     # place in the queue); jobs in flight per address, 0 = off (a classroom shares one NAT address).
+    # Distributions learner and teacher code may import (with what they depend on), comma-separated.
+    sandbox_packages: str = "torch,numpy,einops"
     new_learners_per_minute: int = 60
     address_jobs: int = 0
 
@@ -48,6 +50,11 @@ class Settings(BaseSettings):
 
     max_answer_chars: int = 2000
     max_form_bytes: int = 256 * 1024
+
+    @property
+    def package_names(self) -> tuple[str, ...]:
+        from .sandbox.packages import parse_setting
+        return parse_setting(self.sandbox_packages)
 
     @property
     def sqlalchemy_url(self) -> str:

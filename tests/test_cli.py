@@ -58,10 +58,14 @@ def test_format_problems_come_one_per_line_with_the_file_line(files):
     bad = files["bad.md"]
     done = cli("check", "--no-run", bad)
     assert done.returncode == 1
+    # each problem: `file:line[:column]: message`, then that file line itself, indented
     lines = done.stdout.splitlines()
-    assert all(line.startswith(f"{bad}:") for line in lines) and len(lines) == 2
-    assert lines[0].startswith(f"{bad}:1: ")  # the level, in the front matter
-    assert lines[1].startswith(f"{bad}:{line_of(bad.read_text(), 'return x +')}: ")
+    problems, texts = lines[0::2], lines[1::2]
+    assert all(line.startswith(f"{bad}:") for line in problems) and len(lines) == 4
+    assert problems[0].startswith(f"{bad}:1: ")  # the level, in the front matter
+    number = line_of(bad.read_text(), 'return x +')
+    assert re.match(rf"{re.escape(str(bad))}:{number}:\d+: ", problems[1])
+    assert texts == ["    " + bad.read_text().split("\n")[0], "    " + bad.read_text().split("\n")[number - 1]]
 
 
 def test_unreadable_inputs_get_one_clear_line_each(files, tmp_path):
@@ -98,16 +102,17 @@ def test_runs_the_reference_and_measures_the_check(files):
     survivors = [line for line in out if line.startswith(weak + ":") and line.endswith(" survives")]
     first, last = line_of(snippet_text(WEAK), "import math"), line_of(snippet_text(WEAK), "return math.sqrt")
     assert survivors and all(first <= int(line.split(":")[1]) <= last for line in survivors)
-    assert re.fullmatch(rf"{re.escape(weak)}:\d+: mutant '.+' → '.+' survives", survivors[0])
-    assert out[-1].startswith(f"{wrong}:{line_of(snippet_text(WRONG), 'hypot(1, 1) == 2')}: ")
-    assert "hypot(1, 1) should be 2" in out[-1]
+    assert re.fullmatch(rf"{re.escape(weak)}:\d+:\d+: mutant '.+' → '.+' survives", survivors[0])
+    assert out[-2].startswith(f"{wrong}:{line_of(snippet_text(WRONG), 'hypot(1, 1) == 2')}: ")
+    assert "hypot(1, 1) should be 2" in out[-2]
+    assert out[-1] == "    assert hypot(1, 1) == 2, 'hypot(1, 1) should be 2'"  # the failing file line itself
 
 
 def test_plain_python_runner(files):
     done = cli("check", "--runner", "python", files["good.md"], files["wrong.md"])
     assert done.returncode == 1 and "plain python" in done.stderr
-    good, wrong = done.stdout.splitlines()
-    assert good == f"{files['good.md']}: ok"
+    good, wrong, text = done.stdout.splitlines()
+    assert good == f"{files['good.md']}: ok" and text.strip().startswith("assert hypot(1, 1) == 2")
     assert wrong.startswith(f"{files['wrong.md']}:{line_of(snippet_text(WRONG), 'hypot(1, 1) == 2')}: ")
     assert "failed" in wrong and "hypot(1, 1) should be 2" in wrong
 

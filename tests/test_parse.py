@@ -80,7 +80,7 @@ def test_reports_every_problem_with_its_line():
     assert "第 1 行：front matter 缺少非空的 'title'" in found
     assert any("'level' 必须是" in p for p in found)
     assert "第 14 行：挖空标记格式不对：应为同一行内的 {{cN::答案}} 或 {{cN::答案::提示}}" in found
-    assert any(p.startswith("第 18 行：```python check 代码块有语法错误") for p in found)
+    assert any(p.startswith("第 18 行第 13 列：```python check 代码块有语法错误") for p in found)
 
 
 @pytest.mark.parametrize("mutate, message", [
@@ -157,3 +157,17 @@ def test_the_readme_example_is_a_valid_exercise():
     snippet = parse_snippet(example, "safe-softmax")
     assert len(snippet.blanks) == 2 and snippet.hints and snippet.explanation and snippet.questions
     assert snippet.answers.startswith("```text")
+
+
+def test_newer_syntax_names_the_servers_python_and_the_release_that_accepts_it():
+    newer = GOOD.replace("```python check\n", "```python check\ndef first[T](xs: list[T]) -> T:\n    return xs[0]\n")
+    found = problems(newer)
+    line = next(p for p in found if "Python" in p)
+    assert line.startswith("第 19 行第 10 列：这台服务器运行 Python 3.11；`def f[T]()` 需要 Python 3.12")
+
+
+def test_a_syntax_error_in_marked_code_has_the_files_column():
+    """The column counts the cloze markers the file has on that line."""
+    bad = GOOD.replace("{{c2::1}}", "{{c2::1}} +")
+    found = problems(bad)
+    assert "第 15 行第 44 列：```python 代码块有语法错误：invalid syntax" in found, found

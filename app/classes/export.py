@@ -10,6 +10,7 @@ from sqlalchemy import select
 from ..db.tables import attempts
 from ..memory.export import csv_cell
 from ..memory.tables import learners
+from . import assignments
 from .roster import short_id
 
 COLUMNS = ("attempt", "created_at", "learner", "name", "class_code", "snippet_id", "version", "mode", "unit",
@@ -19,8 +20,11 @@ BATCH = 1000
 
 def class_csv(engine, code: str, start: str | None = None, end: str | None = None,
               snippet_id: str | None = None) -> Iterator[str]:
-    """The CSV text in pieces: the header, then a piece per batch of attempts."""
-    yield _line(COLUMNS)
+    """The CSV text in pieces: the header, then a piece per batch of attempts. One column per
+    assignment of the class (`assignment <id>: <snippet>`) holds the row's learner's status."""
+    with engine.connect() as db:
+        sets, status = _assignment_status(db, code)
+    yield _line(COLUMNS + tuple(f"assignment {a.id}: {a.snippet_id}" for a in sets))
     query = (select(attempts.c.id, attempts.c.created_at, attempts.c.learner, learners.c.name,
                     attempts.c.class_code, attempts.c.snippet_id, attempts.c.version, attempts.c.mode,
                     attempts.c.unit, attempts.c.outcome, attempts.c.practice, attempts.c.blanks)
@@ -35,7 +39,18 @@ def class_csv(engine, code: str, start: str | None = None, end: str | None = Non
     with engine.connect() as db:
         result = db.execution_options(yield_per=BATCH).execute(query)
         for rows in result.partitions():
-            yield "".join(_line(cells) for row in rows for cells in _blank_rows(row))
+            yield "".join(_line(cells + tuple(status(row.learner, a) for a in sets))
+                          for row in rows for cells in _blank_rows(row))
+
+
+def _assignment_status(db, code: str):
+    """The class's assignments, and each learner's status towards one (members and past members)."""
+    sets = assignments.of_class(db, code)
+    ids = set(assignments.members(db, code))
+    if sets:
+        ids |= set(db.execute(select(attempts.c.learner).where(attempts.c.class_code == code).distinct()).scalars())
+    found = assignments.progress(db, sets, sorted(ids))
+    return sets, lambda learner, a: found[learner, a.id].status if (learner, a.id) in found else ""
 
 
 def _blank_rows(row) -> Iterator[tuple]:

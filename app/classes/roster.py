@@ -69,6 +69,13 @@ def _due_counts(db, ids: set[str], at: datetime, snippet_id: str) -> dict[str, i
     return {learner: int(n) for learner, n in rows}
 
 
+def names(db, ids: list[str]) -> dict[str, str | None]:
+    """Display names of learners, by id."""
+    if not ids:
+        return {}
+    return dict(db.execute(select(learners.c.id, learners.c.name).where(learners.c.id.in_(ids))).all())
+
+
 def snippets_practised(db, code: str) -> list[str]:
     rows = db.execute(select(activity.c.snippet_id).where(activity.c.class_code == code)
                       .group_by(activity.c.snippet_id).order_by(activity.c.snippet_id))

@@ -10,7 +10,9 @@ from datetime import datetime, timezone
 from sqlalchemy import Engine, delete, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
-from .tables import snippet_versions, snippets
+from .tables import course_index, snippet_versions, snippets
+
+HOME = "home"
 
 
 @dataclass(frozen=True)
@@ -45,12 +47,26 @@ class SnippetRows:
 
     def save(self, snippet_id: str, version: str, source: str, published: bool) -> None:
         """The text and the current-version row, in one transaction."""
-        now = datetime.now(timezone.utc)
         with self.engine.begin() as db:
-            _insert_version(db, snippet_id, version, source)
-            values = {"version": version, "published": published, "updated_at": now}
-            if db.execute(update(snippets).where(snippets.c.id == snippet_id).values(**values)).rowcount == 0:
-                db.execute(insert(snippets).values(id=snippet_id, **values))
+            _save_in(db, snippet_id, version, source, published)
+
+    def save_course(self, items: list[tuple[str, str, str, bool]], index: tuple[str, str] | None) -> None:
+        """Several (id, version, source, published) and the course's `_index.md` (version, text):
+        all in one transaction, so a refused write saves none of them."""
+        with self.engine.begin() as db:
+            for item in items:
+                _save_in(db, *item)
+            if index is not None:
+                values = {"version": index[0], "source": index[1], "updated_at": datetime.now(timezone.utc)}
+                if db.execute(update(course_index).where(course_index.c.key == HOME).values(**values)).rowcount == 0:
+                    db.execute(insert(course_index).values(key=HOME, **values))
+
+    def course(self) -> tuple[str, str] | None:
+        """(version, text) of the imported course's `_index.md`, if one was imported."""
+        with self.engine.connect() as db:
+            row = db.execute(select(course_index.c.version, course_index.c.source)
+                             .where(course_index.c.key == HOME)).first()
+        return (row.version, row.source) if row else None
 
     def set_published(self, snippet_id: str, published: bool) -> None:
         with self.engine.begin() as db:
@@ -67,6 +83,13 @@ class SnippetRows:
         with self.engine.connect() as db:
             return {r.id: (r.version, r.published)
                     for r in db.execute(select(snippets.c.id, snippets.c.version, snippets.c.published))}
+
+
+def _save_in(db, snippet_id: str, version: str, source: str, published: bool) -> None:
+    _insert_version(db, snippet_id, version, source)
+    values = {"version": version, "published": published, "updated_at": datetime.now(timezone.utc)}
+    if db.execute(update(snippets).where(snippets.c.id == snippet_id).values(**values)).rowcount == 0:
+        db.execute(insert(snippets).values(id=snippet_id, **values))
 
 
 def _insert_version(db, snippet_id: str, version: str, source: str) -> None:

@@ -52,3 +52,11 @@ snippet_versions = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
     UniqueConstraint("snippet_id", "version", name="uq_snippet_versions"),
 )
+
+course_index = Table(
+    "course_index", metadata,  # the imported course's `_index.md`: title, prose, order and sections
+    Column("key", String(16), primary_key=True),  # "home"
+    Column("version", String(12), nullable=False),
+    Column("source", Text, nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)

@@ -78,4 +78,4 @@ async def delete(request: Request, snippet_id: str) -> dict:
 async def strength(request: Request, snippet_id: str) -> dict:
     from ..snippets.strength import check_strength
     snippet = uploaded_or_404(request, snippet_id)
-    return strength_json(await check_strength(snippet, deps.sandbox_or_503(request)))
+    return strength_json(await check_strength(snippet, deps.sandbox_or_503(request)), snippet)

@@ -16,11 +16,13 @@ from ..i18n import _
 from ..memory import identity
 from ..memory.summary import end_of_today
 from app.web.templating import render
-from . import class_stats
+from . import assignments, class_stats
 
 router = APIRouter()
 router.include_router(class_stats.router)
 router.include_router(class_stats.api)
+router.include_router(assignments.router)
+router.include_router(assignments.api)
 
 
 def _page(request: Request, template: str, context: dict, data, status: int = 200) -> Response:
@@ -68,11 +70,15 @@ async def class_page(request: Request, code: str) -> Response:
             raise UserError(404, _("没有班级代码 “%(code)s”。", code=code[:32]))
         learners = roster.roster(db, Scope("", "", code, start, end), end_of_today(datetime.now(timezone.utc)))
         snippets = roster.snippets_practised(db, code)
+        work = assignments.board(db, code, deps.library(request))
     library = deps.library(request)
     titles = {s: (library.get(s).title if library.get(s) else s) for s in snippets}
     join = str(request.base_url).rstrip("/") + f"/join/{code}"
-    context = {"cls": found, "learners": learners, "snippets": titles, "join": join, "start": start, "end": end}
-    data = {"code": code, "name": found["name"], "join": join, "learners": learners, "snippets": snippets}
+    choices = [s for s in library.all(include_hidden=True)]
+    context = {"cls": found, "learners": learners, "snippets": titles, "join": join, "start": start, "end": end,
+               "work": work["assignments"], "choices": choices, "today": datetime.now(timezone.utc).date().isoformat()}
+    data = {"code": code, "name": found["name"], "join": join, "learners": learners, "snippets": snippets,
+            "assignments": work["assignments"]}
     return _page(request, "class.html", context, data=data)
 
 

@@ -5,6 +5,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from app.web import deps
+from ..sandbox.packages import listing
 
 router = APIRouter()
 STATUS_SECONDS = 2.0  # a health check answers quickly even when the fork server does not
@@ -26,6 +27,7 @@ async def health(request: Request) -> JSONResponse:
         "fork_server": server,
         "protections": sandbox.protections() if sandbox is not None else {},
         "accounting": sandbox.accounting() if sandbox is not None else {},
+        "sandbox_packages": listing(settings.package_names),
         "limits": {"cpu_seconds": settings.cpu_seconds, "wall_seconds": settings.wall_seconds,
                    "memory_mb": settings.memory_mb, "workers": settings.workers, "queue": settings.queue},
     })

@@ -5,6 +5,7 @@ from fastapi.responses import Response
 from app.web import deps
 from ..memory.summary import due_today
 from app.web.templating import render
+from .assignments import learner_work
 from .views import markdown_html
 
 router = APIRouter()
@@ -14,11 +15,36 @@ router = APIRouter()
 async def home(request: Request) -> Response:
     library = deps.library(request)
     snippets = library.all()
+    sections, rest = course_sections(library.home_sections, snippets)
+    where = {s.id: title for title, members in sections for s in members}
+    ordered = [s for _title, members in sections for s in members] + rest
     data = [{"id": s.id, "title": s.title, "summary": s.summary, "level": s.level, "tags": list(s.tags),
-             "group": s.group, "exercise": s.is_exercise, "version": s.version} for s in snippets]
+             "group": s.group, "exercise": s.is_exercise, "version": s.version, "section": where.get(s.id)}
+            for s in ordered]
     learner = deps.learner_id(request)
     # a visitor without a (valid) learner cookie has nothing due: no query
-    due = [] if getattr(request.state, "new_learner", None) else due_today(deps.store(request), learner, library)
-    context = {"snippets": snippets, "intro": markdown_html(library.home_text),
-               "course_title": library.home_title, "due": due}
+    known = not getattr(request.state, "new_learner", None)
+    due = due_today(deps.store(request), learner, library) if known else []
+    work = _work(request, learner, library) if known else []
+    context = {"snippets": rest, "sections": sections, "intro": markdown_html(library.home_text),
+               "course_title": library.home_title, "due": due,
+               "assignments": work}
     return render(request, "home.html", context, data=data)  # JSON: the list, as before (`/me` has the due list)
+
+
+def _work(request: Request, learner, library) -> list[dict]:
+    with deps.store(request).engine.connect() as db:
+        return learner_work(db, learner, library)
+
+
+def course_sections(sections, snippets: list) -> tuple[list[tuple[str, list]], list]:
+    """The course's sections in the teacher's order (published snippets only), then the rest by level."""
+    by_id = {s.id: s for s in snippets}
+    placed: set[str] = set()
+    out = []
+    for section in sections:
+        members = [by_id[i] for i in section.snippets if i in by_id and i not in placed]
+        placed.update(s.id for s in members)
+        if members:
+            out.append((section.title, members))
+    return out, [s for s in snippets if s.id not in placed]

@@ -14,6 +14,7 @@ from ..memory.export import attempts_csv
 from ..memory.summary import due_list, end_of_today, snippet_progress
 from app.web.forms import read_fields
 from app.web.templating import render
+from .assignments import learner_work
 
 router = APIRouter()
 CLASS_CODE = re.compile(r"^[A-Za-z0-9-]{0,32}$")
@@ -27,10 +28,12 @@ async def me(request: Request) -> Response:
         who = identity.profile(db, learner)
         due = due_list(db, learner, deps.library(request), end_of_today(now))
         snippets = snippet_progress(db, learner, deps.library(request), now)
+        work = learner_work(db, learner, deps.library(request))
     link = str(request.base_url).rstrip("/") + "/me/continue/" + \
         request.app.state.identity.link_token(learner, who["link_gen"])
-    context = {"who": who, "due": due, "progress": snippets, "link": link}
+    context = {"who": who, "due": due, "progress": snippets, "link": link, "assignments": work}
     data = {"learner": {"name": who["name"], "class_code": who["class_code"]}, "due": due, "link": link,
+            "assignments": work,
             "snippets": [{k: v for k, v in s.items() if k not in ("chart", "heatmap")} for s in snippets]}
     return render(request, "me.html", context, data=data)
 

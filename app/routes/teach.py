@@ -7,7 +7,7 @@ from app.teach.auth import SESSION_COOKIE
 from app.web.errors import UserError
 from ..i18n import _
 from app.teach.publishing import changeable_or_403, report_json, status_of, strength_json, submit, summary, uploaded_or_404
-from ..snippets.validate import file_line
+from ..snippets.places import survivor_places
 from app.web.forms import read_fields
 from app.web.templating import render
 from .uploads import read_upload
@@ -38,7 +38,7 @@ def _page_json(request: Request, context: dict) -> dict:
     if "job" in context:
         job = context["job"]
         data.update(job=context["job_id"], done=job.done, total=job.total, finished=job.finished, error=job.error,
-                    report=strength_json(job.report) if job.report else None)
+                    report=strength_json(job.report, context.get("strength_snippet")) if job.report else None)
     return data
 
 
@@ -170,7 +170,6 @@ def _strength(request: Request, job_id: str) -> Response:
     if job is None:
         raise UserError(404, _("这次检查强度的运行已经不存在，请重新开始。"))
     snippet = deps.library(request).get(job.snippet_id, job.version)
-    source = snippet.source if snippet else ""
-    return _page(request, "strength.html", job=job, job_id=job_id,
-                 file_line=lambda line: file_line(source, "code", line) or line)
+    survivors = survivor_places(snippet, job.report.survivors) if job.report else []
+    return _page(request, "strength.html", job=job, job_id=job_id, survivors=survivors, strength_snippet=snippet)
 

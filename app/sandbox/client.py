@@ -9,6 +9,7 @@ from . import framing
 from .cgroups import remove_server_trees
 from .connection import Connection, ServerLost
 from .fairness import FairQueue, IdMinting
+from .packages import DEFAULT as DEFAULT_PACKAGES
 from .types import Job, Limits, SandboxBusy, SandboxUnavailable, Verdict
 
 MAX_JOB_CHARS = 1 << 20
@@ -21,14 +22,15 @@ class Sandbox:
     def __init__(self, limits: Limits = Limits(), workers: int | None = None, queue: int = 32,
                  data_dirs: tuple[Path, ...] = (), *, uid_base: int | None = None, namespaces: bool = True,
                  python: str | None = None, cgroups: bool = True, per_owner_waiting: int = 4, new_owners_per_minute: int = 60,
-                 address_jobs: int = 0):
+                 address_jobs: int = 0, packages: tuple[str, ...] = DEFAULT_PACKAGES):
         """uid_base: job processes run as uid_base + slot when root (default: a free block of 64
         from 60000 on, so servers of several web workers never share uids); namespaces=False skips
         every namespace (for hosts where they misbehave); python: interpreter for the server;
         cgroups=False keeps to polling /proc for process-tree limits.
         Fairness (fairness.py): per_owner_waiting jobs may wait per owner; an address brings at
         most new_owners_per_minute new owners (0: no bound); address_jobs > 0 bounds the jobs in
-        flight per address (off by default: a classroom may share one address)."""
+        flight per address (off by default: a classroom may share one address).
+        packages: distributions jobs may import, with their dependencies (packages.py)."""
         self.limits, self.queue = limits, queue
         self.workers = workers or os.cpu_count() or 1
         self.fair = FairQueue(self.workers, queue, per_owner_waiting, max(1, self.workers - 1))
@@ -38,6 +40,7 @@ class Sandbox:
         self.data_dirs = tuple(Path(p).resolve() for p in data_dirs)
         self.uid_base, self.namespaces, self.python = uid_base, namespaces, python or sys.executable
         self.cgroups = cgroups
+        self.packages = tuple(packages)
         self._conn: Connection | None = None
         self._lock = asyncio.Lock()
         self._closed = False
@@ -123,7 +126,7 @@ class Sandbox:
                 self._conn = None
             config = {"limits": self.limits.as_dict(), "workers": self.workers, "cgroups": self.cgroups,
                       "uid_base": self.uid_base, "namespaces": self.namespaces,
-                      "data_dirs": [str(p) for p in self.data_dirs]}
+                      "data_dirs": [str(p) for p in self.data_dirs], "packages": list(self.packages)}
             try:
                 timeout = RESTART_TIMEOUT if self._started_once else FIRST_START_TIMEOUT
                 self._conn = await Connection.open(config, self.python, timeout)

@@ -6,7 +6,8 @@ interpreter, its stdlib and site-packages, the directories of the shared librari
 the loader cache, a few device nodes, /proc (each job mounts its own over it) and an empty
 /tmp. Intermediate directories are the tmpfs's own (0755), so an interpreter under a 0700
 home is reachable while the rest of that home does not exist there. Data dirs that fall
-inside a bound path are covered by an empty tmpfs. Each job, on top of a copy of that: the
+inside a bound path are covered by an empty tmpfs; so is every site-packages directory, into
+which only the offered distributions' own paths are bound (packages.py). Each job, on top of a copy of that: the
 whole tree read-only and nosuid, a fresh size-limited tmpfs on /tmp as the work dir (with
 the runtime's paths under /tmp, if it is installed there, bound back in), its own /proc.
 """
@@ -66,16 +67,35 @@ def _hide(root: str, data_dirs: list[Path], bound: list[Path]) -> list[str]:
     return hidden
 
 
-def prepare_shared_view(needed: list[Path], data_dirs: list[Path]) -> dict:
-    """Zygote: enter a private mount namespace whose root holds only what jobs need."""
+def _cover_sites(root: str, site_dirs: list[Path], bound: list[Path]) -> list[Path]:
+    """An empty directory over each site-packages dir: installed distributions are not offered
+    because the interpreter's prefix is bound, only those bound back in by name."""
+    covered = []
+    for path in site_dirs:
+        if any(b == path or b in path.parents for b in bound):
+            linux.mount("tmpfs", root + str(path), "tmpfs", linux.MS_NOSUID | linux.MS_NODEV,
+                        "mode=0755,size=64k,nr_inodes=4096")
+            covered.append(path)
+    return covered
+
+
+def prepare_shared_view(needed: list[Path], data_dirs: list[Path], site_dirs: list[Path] = (),
+                        offered: list[Path] = ()) -> dict:
+    """Zygote: enter a private mount namespace whose root holds only what jobs need: `needed`,
+    and of the site-packages dirs only the `offered` paths in them."""
     linux.unshare(linux.CLONE_NEWNS)
     linux.mount(None, "/", None, linux.MS_REC | linux.MS_PRIVATE)
     bound = outermost([p.resolve() for p in needed if p.exists()])
+    sites = [p.resolve() for p in site_dirs]
+    bound = [b for b in bound if not any(b == s or s in b.parents for s in sites)]  # offered ones come back below
     sources = _open_all(bound + [Path(p) for p in DEVICES + FILES])
+    packages = _open_all([p.resolve() for p in offered])
     proc = os.open("/proc", os.O_PATH | os.O_DIRECTORY)
     root = "/tmp"  # in this namespace only; the host's /tmp is untouched
     linux.mount("tmpfs", root, "tmpfs", linux.MS_NOSUID, "mode=0755,size=1m,nr_inodes=4096")
     _bind_at(root, sources)
+    _cover_sites(root, sites, bound)
+    _bind_at(root, packages)
     os.makedirs(root + "/proc")
     linux.mount(f"/proc/self/fd/{proc}", root + "/proc", None, _RO_BIND)
     os.close(proc)
@@ -92,6 +112,7 @@ def prepare_shared_view(needed: list[Path], data_dirs: list[Path]) -> dict:
     linux.set_mount_attrs_recursive("/", linux.MOUNT_ATTR_RDONLY | linux.MOUNT_ATTR_NOSUID)
     under_tmp = [str(p) for p in bound if Path("/tmp") in p.parents]
     return {"root": sorted(str(p) for p in bound) + list(DEVICES + FILES), "hidden": hidden,
+            "packages": sorted(str(p) for p in packages),
             "under_tmp": under_tmp}
 
 

@@ -3,7 +3,7 @@ import os
 import sys
 from pathlib import Path
 
-from . import harness, mounts
+from . import harness, mounts, packages
 
 
 def import_runtime() -> dict:
@@ -49,3 +49,8 @@ def needed_paths() -> list[Path]:
     path = [Path(p).resolve() for p in sys.path if p]
     path = [p for p in path if inside_prefix(p) or not (p == PROJECT or p in PROJECT.parents)]
     return prefixes + [Path(torch.__file__).resolve().parent.parent] + path + mounts.mapped_dirs()
+
+
+def offered_paths(names: list[str]) -> list[Path]:
+    """What of site-packages the jobs' root holds: the offered distributions' own paths."""
+    return [p for o in packages.offered(tuple(names)) for p in o.paths]

@@ -12,7 +12,7 @@ import signal
 import socket
 from pathlib import Path
 
-from . import child, confine, hugepages, linux, mounts, orphans, runtime, syscalls, userns, watch
+from . import child, confine, hugepages, linux, mounts, orphans, packages, runtime, syscalls, userns, watch
 
 
 def _namespaces() -> dict[str, int]:
@@ -131,7 +131,9 @@ def _prepare(sock: socket.socket, config: dict) -> dict:
     runtime.warm_up()
     if namespaces:
         try:
-            info["view"] = mounts.prepare_shared_view(runtime.needed_paths(), [Path(p) for p in config["data_dirs"]])
+            info["view"] = mounts.prepare_shared_view(
+                runtime.needed_paths(), [Path(p) for p in config["data_dirs"]],
+                packages.site_dirs(), runtime.offered_paths(config.get("packages", packages.DEFAULT)))
         except OSError as exc:
             info["view_error"] = str(exc)
         info["shared_namespaces"] = _enter_empty_namespaces()

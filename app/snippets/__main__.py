@@ -19,8 +19,10 @@ from app.i18n import supported
 from app.i18n.catalogs import compile_stale
 from ..sandbox.types import Verdict
 from .files import MAX_BYTES
+from ..sandbox.packages import parse_setting
+from .places import survivor_places
 from .strength import check_strength
-from .validate import file_line, validate
+from .validate import validate
 
 RUN_SECONDS = 30  # per run without the sandbox; generous, since importing torch takes a while
 _MARK = "\x00codecloze-verdict:"
@@ -123,9 +125,10 @@ async def _check_file(name: str, runner, args) -> bool:
     if path.name.startswith("_"):
         print(f"{name}: skipped (files whose name starts with '_' are not snippets)")
         return True
-    report = await validate(data, path.stem, sandbox=runner, editing=True)
+    report = await validate(data, path.stem, sandbox=runner, editing=True,
+                            packages=parse_setting(os.environ.get("CODECLOZE_SANDBOX_PACKAGES")))
     for problem in report.problems:
-        print(f"{name}:{problem.line}: {problem.message}" if problem.line else f"{name}: {problem.message}")
+        print(problem_line(name, problem))
     if not report.ok:
         return False
     print(f"{name}: ok")
@@ -139,9 +142,17 @@ def _print_strength(name: str, snippet, strength) -> None:
     not_run = len(strength.results) - strength.total_run
     print(f"{name}: check strength {strength.score:.0%}: {strength.caught} of {strength.total_run} mutants caught"
           + (f", {not_run} not run" if not_run else "") + f" ({strength.seconds:.1f} s)")
-    for result in strength.survivors:
-        m = result.mutant
-        print(f"{name}:{file_line(snippet.source, 'code', m.line)}: mutant {m.original!r} → {m.replacement!r} survives")
+    for s in survivor_places(snippet, strength.survivors):
+        print(f"{name}:{s['line']}:{s['column']}: mutant {s['original']!r} → {s['replacement']!r} survives")
+        print(f"    {s['text']}")
+
+
+def problem_line(name: str, problem) -> str:
+    """`file:line:col: message`, then the line itself indented, as compilers print them."""
+    if not problem.line:
+        return f"{name}: {problem.message}"
+    where = f"{name}:{problem.line}:{problem.column}" if problem.column else f"{name}:{problem.line}"
+    return f"{where}: {problem.message}" + (f"\n    {problem.text}" if problem.text else "")
 
 
 def _parser() -> argparse.ArgumentParser:

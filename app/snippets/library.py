@@ -2,21 +2,11 @@
 from pathlib import Path
 from typing import Protocol
 
-from . import safe_yaml
+from .course import parse_index
 from .errors import SnippetInvalid
-from .frontmatter import split_front_matter
 from .files import decode
 from .model import Snippet
 from .parse import SNIPPET_ID, parse_snippet
-
-
-def home_page(text: str) -> tuple[str, str]:
-    """(title, Markdown) of `_index.md`: optional front matter with a `title`, then prose."""
-    split = split_front_matter(text)
-    if split is None:
-        return "codecloze", text
-    meta = safe_yaml.load(split[0]) or {}
-    return str(meta.get("title", "codecloze")) if isinstance(meta, dict) else "codecloze", split[1].strip()
 
 
 class Archive(Protocol):
@@ -37,15 +27,22 @@ class SnippetLibrary:
         self._hidden: set[str] = set()  # unpublished drafts: teachers only
         self.home_title = "codecloze"
         self.home_text = ""  # Markdown shown above the list on the home page
+        self.home_sections: tuple = ()  # the course's sections in the teacher's order (course.py)
+        self.course_version = ""  # of the imported `_index.md` shown, "" for the bundled one
 
     def load_dir(self, folder: Path) -> None:
         """Parse every `*.md` of a folder; the first invalid file stops start-up with its problems."""
         for path in sorted(folder.glob("*.md")):
             text = decode(path.read_bytes(), str(path))
             if path.name == "_index.md":
-                self.home_title, self.home_text = home_page(text)
+                self.set_course(parse_index(text, []))
             elif not path.name.startswith("_"):
                 self.add(parse_snippet(text, path.stem, str(path)))
+
+    def set_course(self, index, version: str = "") -> None:
+        """The home page's title, prose and sections, from a course's `_index.md`."""
+        self.home_title, self.home_text, self.home_sections = index.title, index.prose, index.sections
+        self.course_version = version
 
     def add(self, snippet: Snippet, *, archived: bool = False) -> None:
         """Serve `snippet` as current; `archived` when its version is in the archive already."""

@@ -9,6 +9,8 @@ from .cloze import strip_cloze
 from .errors import Problem, SnippetInvalid
 from .frontmatter import clean_meta, load_meta, split_front_matter
 from .model import Question, Segment, Snippet
+from .newer_syntax import newer_form, running
+from .places import marked_column
 from .sections import ANSWER_HEADINGS, list_items, reserved_kind, structure
 
 SNIPPET_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
@@ -63,7 +65,7 @@ def _code_parts(fences, offset: int, problems: list[Problem]) -> dict:
             problems.extend(Problem(first_line + ln - 1, msg) for ln, msg in bad)
             if not bad and eligible_spans_or_none(source) == ():
                 problems.append(Problem(first_line, _("练习代码里没有可以挖空的 token")))
-        _compiles(source, info, first_line, problems)
+        _compiles(source, info, first_line, problems, fence.content if kind == "code" else None)
         out[kind] = source
     return out
 
@@ -76,14 +78,29 @@ def eligible_spans_or_none(code: str):
         return None  # reported by _compiles
 
 
-def _compiles(source: str, info: str, first_line: int, problems: list[Problem]) -> None:
+def _compiles(source: str, info: str, first_line: int, problems: list[Problem], marked: str | None = None) -> None:
     try:
         compile(source, info, "exec", dont_inherit=True)
     except SyntaxError as err:
-        line = first_line + (err.lineno or 1) - 1
-        problems.append(Problem(line, _("```%(info)s 代码块有语法错误：%(err)s", info=info, err=err.msg)))
+        problems.append(_syntax_problem(err, source, info, first_line, marked))
     except ValueError as err:  # e.g. null bytes
         problems.append(Problem(first_line, _("```%(info)s 代码块有语法错误：%(err)s", info=info, err=err)))
+
+
+def _syntax_problem(err: SyntaxError, source: str, info: str, first_line: int, marked: str | None) -> Problem:
+    """At the file line and column; newer syntax says which Python would accept it."""
+    number = err.lineno or 1
+    lines = source.split("\n")
+    text = lines[number - 1] if 0 < number <= len(lines) else ""
+    column = err.offset if err.offset and err.offset > 0 else None
+    if column and marked is not None:
+        marked_lines = marked.split("\n")
+        column = marked_column(marked_lines[number - 1], column) if number <= len(marked_lines) else column
+    message = _("```%(info)s 代码块有语法错误：%(err)s", info=info, err=err.msg)
+    if (newer := newer_form(text)) is not None:
+        message = _("这台服务器运行 Python %(running)s；`%(form)s` 需要 Python %(needs)s（%(err)s）",
+                    running=running(), form=newer[0], needs=newer[1], err=message)
+    return Problem(first_line + number - 1, message, column)
 
 
 def _segments(lines: list[str], fences, code: dict) -> tuple[Segment, ...]:

@@ -8,12 +8,13 @@ from dataclasses import dataclass
 from .jobs import job_for
 from ..i18n import _
 from ..sandbox.types import SandboxBusy, SandboxUnavailable, Verdict
-from .errors import Problem, SnippetInvalid
-from .files import decode
-from .frontmatter import split_front_matter
+from ..sandbox.packages import importable
+from .errors import Problem, SnippetInvalid, with_text
+from .files import MAX_BYTES, decode
+from .imports import import_problems
 from .model import Snippet
 from .parse import parse_snippet
-from .sections import structure
+from .places import file_place
 
 
 @dataclass(frozen=True)
@@ -28,9 +29,18 @@ class Report:
 
 
 async def validate(data: bytes | str, snippet_id: str, *, sandbox=None,
-                   taken: Callable[[str], bool] = lambda i: False, editing: bool = False) -> Report:
-    """Size and encoding, format, a free id (unless editing), then the reference run when a
-    sandbox is given. The run needs a parsed snippet, so it is skipped when the format is bad."""
+                   taken: Callable[[str], bool] = lambda i: False, editing: bool = False,
+                   packages: tuple[str, ...] | None = None) -> Report:
+    """Size and encoding, format, a free id (unless editing), imports the sandbox offers
+    (`packages`: the distributions it offers; None: no check), then the reference run when a
+    sandbox is given. The run needs a parsed snippet, so it is skipped when the format is bad
+    or an import would fail there anyway."""
+    report = await _validate(data, snippet_id, sandbox, taken, editing, packages)
+    source = report.snippet.source if report.snippet else _text_or_empty(data)
+    return Report(with_text(report.problems, source), report.snippet, report.verdict)
+
+
+async def _validate(data, snippet_id, sandbox, taken, editing, packages) -> Report:
     path = f"{snippet_id}.md"
     id_problems = [] if editing or not taken(snippet_id) else [
         Problem(None, _("编号 %(id)s 已被占用，请换一个。", id=snippet_id))]
@@ -39,10 +49,21 @@ async def validate(data: bytes | str, snippet_id: str, *, sandbox=None,
         snippet = parse_snippet(text, snippet_id, path)
     except SnippetInvalid as err:
         return Report(list(err.problems) + id_problems)
-    if sandbox is None:
-        return Report(id_problems, snippet)
+    foreign = [] if packages is None else import_problems(snippet, importable(packages), packages)
+    if sandbox is None or foreign:
+        return Report(id_problems + foreign, snippet)
     verdict, problem = await reference_run(snippet, sandbox)
     return Report(id_problems + ([problem] if problem else []), snippet, verdict)
+
+
+def _text_or_empty(data: bytes | str) -> str:
+    """The text problems quote lines of: none of a file that is too large or not UTF-8."""
+    if isinstance(data, str):
+        return data
+    try:
+        return data.decode("utf-8") if len(data) <= MAX_BYTES else ""
+    except UnicodeDecodeError:
+        return ""
 
 
 def _as_bytes(data: bytes | str) -> bytes:
@@ -78,11 +99,5 @@ def verdict_problem(snippet: Snippet, verdict: Verdict) -> Problem | None:
 
 def file_line(source: str, part: str | None, line: int | None) -> int | None:
     """The file line of `line` (1-based) of the setup, code or check block of a snippet file."""
-    split = split_front_matter(source)
-    if split is None or part is None or line is None:
-        return None
-    body, offset = split[1], split[2]
-    fences = structure(body)[0]
-    # Same arithmetic as the parser: the fence's opening line, then its first code line.
-    first = next((f.first for f in fences if f.kind == part), None)
-    return None if first is None else first + offset + 1 + line
+    place = file_place(source, part, line)
+    return place.line if place else None

@@ -9,6 +9,7 @@ import logging
 from app.db.snippet_rows import SnippetRows
 from app.snippets.library import SnippetLibrary
 from app.snippets.model import Snippet
+from app.snippets.course import parse_index
 from app.snippets.parse import parse_snippet
 
 log = logging.getLogger("codecloze")
@@ -30,6 +31,22 @@ class Catalog:
             if row.id in self.bundled:
                 continue  # a bundled snippet took this id since: the bundled file wins
             self._show(parse_snippet(row.source, row.id, f"{row.id}@{row.version}"), row.published)
+        self._show_course(self.rows.course())
+
+    def save_course(self, snippets: list[Snippet], index: tuple[str, str] | None, publish: bool) -> None:
+        """A whole course in one transaction: new snippets are drafts unless `publish`; edited
+        ones keep their state (or are published). `index`: (version, text) of its `_index.md`."""
+        items = [(s.id, s.version, s.source, publish or (self.is_uploaded(s.id) and self.is_published(s.id)))
+                 for s in snippets]
+        self.rows.save_course(items, index)
+        for snippet, item in zip(snippets, items):
+            self._mark(snippet.id)
+            self._show(snippet, item[3])
+        self._show_course(index)
+
+    def _show_course(self, index: tuple[str, str] | None) -> None:
+        if index is not None and index[0] != self.library.course_version:
+            self.library.set_course(parse_index(index[1], []), index[0])
 
     def is_uploaded(self, snippet_id: str) -> bool:
         return snippet_id in self.uploaded
@@ -59,6 +76,10 @@ class Catalog:
     def sync(self) -> int:
         """Take what other workers committed (uploads, edits, publish, delete); the number of changes."""
         return self._apply(self._read_changes(), self._generation)
+
+    def _course_change(self) -> list:
+        index = self.rows.course()
+        return [("course", "", index, False)] if index and index[0] != self.library.course_version else []
 
     async def follow(self, interval: float) -> None:
         """Keep this worker's library in step with the database, for as long as the app runs.
@@ -95,14 +116,16 @@ class Catalog:
             elif self.is_published(snippet_id) != published:
                 changes.append(("visible", snippet_id, None, published))
         changes += [("gone", snippet_id, None, False) for snippet_id in self.uploaded - index.keys()]
-        return changes
+        return changes + self._course_change()
 
     def _apply(self, changes: list, since: int) -> int:
         applied = 0
         for kind, snippet_id, snippet, published in changes:
             if self._changed.get(snippet_id, 0) > since:
                 continue  # changed here after the read: ours is newer
-            if kind == "show":
+            if kind == "course":
+                self._show_course(snippet)
+            elif kind == "show":
                 self._show(snippet, published)
             elif kind == "visible":
                 self.library.set_visible(snippet_id, published)

@@ -8,6 +8,7 @@ from app.web.errors import UserError
 from app.i18n import _
 from app.snippets.errors import Problem
 from app.snippets.model import Snippet
+from app.snippets.places import file_place, survivor_places
 from app.snippets.validate import Report, validate
 
 
@@ -36,7 +37,8 @@ async def submit(request: Request, data: bytes | str, snippet_id: str, *, editin
     """Validate an upload or edit; save it only when every rule holds."""
     catalog = deps.catalog(request)
     report = await validate(data, snippet_id, sandbox=request.app.state.sandbox, editing=editing,
-                            taken=lambda i: deps.library(request).get(i) is not None)
+                            taken=lambda i: deps.library(request).get(i) is not None,
+                            packages=deps.settings(request).package_names)
     if editing and snippet_id in catalog.bundled:
         report = Report([*report.problems, Problem(None, _("内置片段不能修改。"))], report.snippet, report.verdict)
     if not report.ok:
@@ -60,12 +62,19 @@ def summary(request: Request, s: Snippet) -> dict:
 
 def report_json(report: Report) -> dict:
     verdict = report.verdict
-    return {"problems": [{"line": p.line, "message": p.message} for p in report.problems],
+    return {"problems": [p.as_json() for p in report.problems],
             "verdict": None if verdict is None else {"status": verdict.status, "message": verdict.message,
-                                                     "seconds": round(verdict.seconds, 4)}}
+                                                     "seconds": round(verdict.seconds, 4),
+                                                     "place": _verdict_place(report)}}
 
 
-def strength_json(report) -> dict:
+def _verdict_place(report: Report) -> dict | None:
+    verdict, snippet = report.verdict, report.snippet
+    place = file_place(snippet.source, verdict.part, verdict.line) if snippet and not verdict.passed else None
+    return place.as_json() if place else None
+
+
+def strength_json(report, snippet: Snippet | None) -> dict:
+    """Survivors at their file line, column and line text (the page and the CLI say the same)."""
     return {"caught": report.caught, "run": report.total_run, "score": report.score,
-            "survivors": [{"line": r.mutant.line, "column": r.mutant.column, "original": r.mutant.original,
-                           "replacement": r.mutant.replacement} for r in report.survivors]}
+            "survivors": survivor_places(snippet, report.survivors)}

@@ -104,3 +104,28 @@ def test_a_runtime_installed_under_tmp_works_in_jobs(venv_under_tmp):
     assert verdict.status == "passed", verdict
     assert eval(verdict.stdout.splitlines()[-1]) == sorted(["t.pt", venv_under_tmp.parent.name])
     assert protections["private_tmp"] and protections["minimal_root"] and protections["readonly_fs"]
+
+
+IMPORTS = """
+import importlib
+def can_import(name):
+    try:
+        importlib.import_module(name)
+        return True
+    except ImportError:
+        return False
+found = {name: can_import(name) for name in NAMES}
+"""
+
+
+def test_jobs_import_only_the_offered_distributions_and_the_stdlib(runner):
+    """torch, numpy and einops (the default), torch's dependencies and the standard library
+    import; what else is installed beside them (the web app's own stack) does not."""
+    names = ["einops", "numpy", "torch", "sympy", "json", "sqlite3", "fastapi", "sqlalchemy", "psycopg",
+             "pydantic", "yaml", "pip", "app.settings"]
+    verdict = runner.run(IMPORTS, setup=f"NAMES = {names!r}", check="print(found)")
+    assert verdict.status == "passed", verdict
+    found = eval(verdict.stdout)
+    assert [n for n in names if found[n]] == ["einops", "numpy", "torch", "sympy", "json", "sqlite3"]
+    einops_code = "import einops, torch\nx = einops.rearrange(torch.ones(2, 3), 'a b -> b a')"
+    assert runner.run(einops_code, check="assert x.shape == (3, 2)").status == "passed"

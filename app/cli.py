@@ -1,0 +1,99 @@
+"""`codecloze import DIR [--publish]`: a course folder into the configured database, at once.
+
+Same rules as `POST /api/import`: every file validated (its reference code run in the sandbox),
+every problem of every file printed, and all saved in one transaction or nothing. Settings come
+from the environment (CODECLOZE_*, DATABASE_URL), as for the server.
+"""
+import argparse
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+from .i18n import set_language
+from app.web.language import supported
+from .settings import Settings
+from app.i18n.catalogs import compile_stale
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="codecloze", description="codecloze's command line.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("import", help="import a folder of snippet files (and its _index.md) at once")
+    run.add_argument("folder", metavar="DIR")
+    run.add_argument("--publish", action="store_true", help="publish the new snippets (default: drafts)")
+    run.add_argument("--no-run", action="store_true", help="do not run the reference code (format and imports only)")
+    return parser
+
+
+def _catalog(settings: Settings):
+    from app.teach.catalog import Catalog
+    from .db.snippet_rows import SnippetRows
+    from .snippets.library import SnippetLibrary
+    from app.db.store import Store
+    settings.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)  # as the server makes it
+    if not settings.database_url:
+        os.close(os.open(settings.data_dir / "codecloze.db", os.O_CREAT | os.O_WRONLY, 0o600))
+    rows = SnippetRows(Store(settings.sqlalchemy_url, settings.db_busy_ms).engine)
+    library = SnippetLibrary(rows)
+    library.load_dir(settings.snippets_dir)
+    catalog = Catalog(rows, library)
+    catalog.load()
+    return catalog
+
+
+async def _sandbox(settings: Settings, skip: bool):
+    """The sandbox as the server configures it (limits, packages), hiding the data dir."""
+    if skip or not settings.execution:
+        return None
+    from .sandbox import Limits, Sandbox
+    limits = Limits(cpu_seconds=settings.cpu_seconds, wall_seconds=settings.wall_seconds,
+                    memory_bytes=settings.memory_mb << 20)
+    sandbox = Sandbox(limits, workers=min(4, settings.workers), data_dirs=(settings.data_dir,),
+                      packages=settings.package_names, uid_base=61000)  # uids of its own, as codecloze-check
+    await sandbox.start()
+    return sandbox
+
+
+def print_report(folder: str, report) -> None:
+    from .snippets.__main__ import problem_line
+    for name, problems in report.problems.items():
+        for problem in problems:
+            print(problem_line(str(Path(folder) / name), problem))
+    state = "saved" if report.saved else "nothing saved"
+    print(f"{folder}: {len(report.snippets)} snippet(s), {state}")
+
+
+async def _import(args) -> int:
+    from .snippets.course import read_dir
+    from .teach.course_import import import_course
+    settings = Settings()
+    folder = Path(args.folder)
+    if not folder.is_dir():
+        print(f"{folder}: not a folder", file=sys.stderr)
+        return 2
+    catalog = _catalog(settings)
+    sandbox = await _sandbox(settings, args.no_run)
+    try:
+        report = await import_course(read_dir(folder), catalog, sandbox=sandbox,
+                                     packages=settings.package_names, publish=args.publish)
+    finally:
+        if sandbox is not None:
+            await sandbox.close()
+    print_report(args.folder, report)
+    return 0 if report.saved else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    sys.stdout.reconfigure(errors="backslashreplace")
+    args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
+    compile_stale()
+    set_language(supported(Settings().language) or "zh")
+    try:
+        return asyncio.run(_import(args))
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,80 @@
+"""Assignments: the class page's form, the JSON API, and each learner's status."""
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import JSONResponse, RedirectResponse, Response
+
+from app.web import deps
+from app.teach.auth import teacher_label
+from ..classes import assignments, roster
+from app.web.errors import UserError
+from ..i18n import _
+from app.web.forms import content_type, limited_body
+from ..teach import assignments as setting
+
+router = APIRouter()
+api = APIRouter(prefix="/api", dependencies=[Depends(deps.api_teacher)], tags=["teachers"])
+BODY_BYTES = 4096
+
+
+def _class_or_404(db, code: str) -> None:
+    if not roster.CODE.match(code) or not roster.exists(db, code):
+        raise UserError(404, _("没有班级代码 “%(code)s”。", code=code[:32]))
+
+
+def board(db, code: str, library) -> dict:
+    """Every assignment of a class with each member's status: what the page, the API and the CSV show."""
+    sets = assignments.of_class(db, code)
+    ids = assignments.members(db, code)
+    found = assignments.progress(db, sets, ids)
+    names = roster.names(db, ids)
+    people = sorted(ids, key=lambda i: (names.get(i) or "~", roster.short_id(i)))
+    return {"assignments": [{**a.as_json(), "title": _title(library, a.snippet_id),
+                             "learners": [{"learner": roster.short_id(i), "name": names.get(i),
+                                           **found[i, a.id].as_json()} for i in people]} for a in sets]}
+
+
+def _title(library, snippet_id: str) -> str:
+    snippet = library.get(snippet_id)
+    return snippet.title if snippet else snippet_id
+
+
+@router.post("/teach/classes/{code}/assignments")
+async def assign(request: Request, code: str) -> Response:
+    fields = await deps.teacher_form(request)
+    session = deps.teacher_session(request)
+    fields = {**fields, "target": setting.form_target(fields)}
+    with deps.store(request).engine.begin() as db:
+        _class_or_404(db, code)
+        setting.create(db, code, fields, deps.library(request), teacher_label(session))
+    return RedirectResponse(f"/teach/classes/{code}#assignments", status_code=303)
+
+
+@api.post("/classes/{code}/assignments", status_code=201, summary="Assign a snippet to a class")
+async def assign_json(request: Request, code: str) -> JSONResponse:
+    if content_type(request) != "application/json":
+        raise UserError(415, _("请以 JSON（application/json）提交。"))
+    fields = setting.json_fields(await limited_body(request, BODY_BYTES))
+    with deps.store(request).engine.begin() as db:
+        _class_or_404(db, code)
+        made = setting.create(db, code, fields, deps.library(request), "API")
+    return JSONResponse(made.as_json(), status_code=201)
+
+
+@api.get("/classes/{code}/assignments", summary="A class's assignments with each learner's status")
+async def list_json(request: Request, code: str) -> dict:
+    with deps.store(request).engine.connect() as db:
+        _class_or_404(db, code)
+        return board(db, code, deps.library(request))
+
+
+def learner_work(db, learner: str, library) -> list[dict]:
+    """The learner's assignments (their class's) with progress and where to practise them."""
+    from ..memory import identity
+    code = identity.profile(db, learner)["class_code"]
+    return [{**a.as_json(), "title": _title(library, a.snippet_id), "href": _href(a), **p.as_json()}
+            for a, p in assignments.for_learner(db, learner, code)]
+
+
+def _href(a) -> str:
+    if a.mode == "fixed":
+        return f"/s/{a.snippet_id}"
+    return f"/s/{a.snippet_id}/drill?rate={a.rate}" + ("" if a.unit == "token" else f"&unit={a.unit}")

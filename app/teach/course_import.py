@@ -1,0 +1,77 @@
+"""Importing a course at once: every file validated, every problem of every file reported, and
+all of it saved in one transaction or nothing (`codecloze import DIR`, `POST /api/import`)."""
+from dataclasses import dataclass
+
+from ..i18n import _
+from ..snippets.course import INDEX, parse_index
+from ..snippets.errors import Problem, SnippetInvalid, with_text
+from ..snippets.files import decode
+from ..snippets.model import Snippet
+from ..snippets.parse import version_of
+from ..snippets.validate import validate
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    problems: dict[str, list[Problem]]  # per file name, in name order; an empty list: that file is fine
+    snippets: list[Snippet]  # the snippets in the files (saved when `saved`)
+    saved: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return not any(self.problems.values())
+
+    def as_json(self) -> dict:
+        return {"saved": self.saved, "snippets": [s.id for s in self.snippets],
+                "files": [{"file": name, "ok": not found, "problems": [p.as_json() for p in found]}
+                          for name, found in self.problems.items()]}
+
+
+async def import_course(files: dict[str, bytes], catalog, *, sandbox, packages, publish: bool) -> ImportReport:
+    """Validate every `.md` (snippets by file name, `_index.md` for order and sections), then
+    save all of them or none."""
+    problems: dict[str, list[Problem]] = {}
+    snippets = []
+    for name in sorted(files):
+        if name.startswith("_"):
+            continue
+        found, snippet = await _snippet(name, files[name], catalog, sandbox, packages)
+        problems[name] = found
+        snippets += [snippet] if snippet else []
+    index = _index(files, {s.id for s in snippets} | {s.id for s in catalog.library.all(include_hidden=True)},
+                   problems)
+    if not snippets and not any(problems.values()):
+        problems["."] = [Problem(None, _("没有找到任何片段文件（.md）。"))]
+    report = ImportReport(problems, snippets)
+    if not report.ok:
+        return report
+    catalog.save_course(snippets, index, publish)
+    return ImportReport(problems, snippets, saved=True)
+
+
+async def _snippet(name: str, data: bytes, catalog, sandbox, packages) -> tuple[list[Problem], Snippet | None]:
+    snippet_id = name.removesuffix(".md")
+    if snippet_id in catalog.bundled:
+        return [Problem(None, _("“%(id)s” 是随程序发布的内置片段，不能导入覆盖；请换一个文件名（id）。", id=snippet_id))], None
+    report = await validate(data, snippet_id, sandbox=sandbox, editing=True, packages=packages)
+    return report.problems, report.snippet if report.ok else None
+
+
+def _index(files: dict[str, bytes], known: set[str], problems: dict) -> tuple[str, str] | None:
+    """(version, text) of `_index.md`, its problems filed under its name: unknown ids too."""
+    if INDEX not in files:
+        return None
+    found: list[Problem] = []
+    try:
+        text = decode(files[INDEX], INDEX)
+    except SnippetInvalid as err:
+        problems[INDEX] = err.problems
+        return None
+    index = parse_index(text, found)
+    lines = text.split("\n")
+    for snippet_id in dict.fromkeys(index.order):
+        if snippet_id not in known:
+            line = next((n for n, t in enumerate(lines, 1) if snippet_id in t), None)
+            found.append(Problem(line, _("sections 里的 “%(id)s” 既不在导入的文件里，也不在服务器上。", id=snippet_id[:64])))
+    problems[INDEX] = with_text(found, text)
+    return version_of(text), text

@@ -1,0 +1,168 @@
+"""A teacher's real code through a real uvicorn server: packages the sandbox offers, imports it
+does not, newer syntax, survivors at one file place everywhere, and a draft's preview by token."""
+import re
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+
+from app.snippets.parse import parse_snippet
+from app.learn.drills import random_drill
+from tests.teach_helpers import TOKEN
+
+pytestmark = [pytest.mark.server, pytest.mark.filterwarnings("ignore::ResourceWarning")]
+BEARER = {"authorization": f"Bearer {TOKEN}"}
+JSON = {"accept": "application/json"}
+
+EINOPS = """---
+title: 多头注意力的 rearrange
+summary: einops 拆分和合并多个头
+level: 2
+---
+
+```python setup
+import torch
+x = torch.randn(2, 5, 8)
+```
+
+```python
+from einops import rearrange
+
+def split_heads(t, heads):
+    return rearrange(t, "b n (h d) -> b h n d", h=heads)
+```
+
+```python check
+y = split_heads(x, 2)
+assert y.shape == (2, 2, 5, 4), "形状不对"
+assert torch.equal(y[:, 1], x[:, :, 4:]), "第二个头不对"
+```
+"""
+
+WEAK = """---
+title: Norm
+summary: a check too weak to tell
+level: 1
+---
+
+```python
+import math
+
+def norm(x, y):
+    return math.sqrt(x * x + y * y)
+```
+
+```python check
+assert norm(3, 4) > 0, "norm must be positive"
+```
+"""
+
+
+def put(url: str, snippet_id: str, text: str) -> httpx.Response:
+    return httpx.put(f"{url}/api/snippets/{snippet_id}", content=text.encode(), headers=BEARER, timeout=120)
+
+
+def test_an_einops_snippet_uploads_and_drills(teacher_server):
+    url = teacher_server
+    made = put(url, "einops-heads", EINOPS)
+    assert made.status_code == 201, made.text
+    assert made.json()["verdict"]["status"] == "passed"
+    assert httpx.post(f"{url}/api/snippets/einops-heads/publish", headers=BEARER).status_code == 200
+    snippet = parse_snippet(EINOPS, "einops-heads")
+    drill = random_drill(snippet, 30, 4)
+    form = {"version": snippet.version, "rate": "30", "seed": "4", **{h.key: h.answer for h in drill.holes}}
+    with httpx.Client(base_url=url, timeout=60) as learner:
+        assert learner.get("/s/einops-heads/drill?rate=30&seed=4").status_code == 200
+        scored = learner.post("/s/einops-heads/drill", data=form, headers=JSON).json()["result"]
+    assert scored.get("correct") == scored.get("total") == len(drill.holes), scored
+    assert scored["run"]["status"] == "passed", scored["run"]
+    health = httpx.get(f"{url}/healthz").json()
+    offered = {p["name"]: p["named"] for p in health["sandbox_packages"]}
+    assert offered["einops"] and offered["torch"] and offered["numpy"] and offered["sympy"] is False
+    assert "fastapi" not in offered
+
+
+def test_an_import_the_sandbox_does_not_offer_is_refused_with_the_package_and_the_setting(teacher_server):
+    text = EINOPS.replace("from einops import rearrange", "from einops import rearrange\nimport fastapi")
+    refused = put(teacher_server, "imports-fastapi", text)
+    assert refused.status_code == 422
+    problems = refused.json()["problems"]
+    assert len(problems) == 1 and "fastapi" in problems[0]["message"]
+    assert "CODECLOZE_SANDBOX_PACKAGES" in problems[0]["message"] and "einops" in problems[0]["message"]
+    assert problems[0]["text"] == "import fastapi" and problems[0]["line"] == text.split("\n").index("import fastapi") + 1
+    english = httpx.put(f"{teacher_server}/api/snippets/imports-fastapi?lang=en", content=text.encode(),
+                        headers=BEARER, timeout=60).json()["problems"][0]["message"]
+    assert english.startswith("The code imports fastapi") and "CODECLOZE_SANDBOX_PACKAGES" in english
+    assert httpx.get(f"{teacher_server}/api/snippets/imports-fastapi", headers=BEARER).status_code == 404
+
+
+def test_a_python_312_file_gets_the_version_message_at_its_file_place(teacher_server):
+    text = WEAK.replace("def norm(x, y):", "def norm[T](x: T, y: T) -> T:")
+    refused = put(teacher_server, "generic-norm", text)
+    assert refused.status_code == 422
+    (problem,) = refused.json()["problems"]
+    assert problem["message"].startswith("这台服务器运行 Python 3.11；`def f[T]()` 需要 Python 3.12")
+    assert problem["line"] == text.split("\n").index("def norm[T](x: T, y: T) -> T:") + 1
+    assert problem["text"] == "def norm[T](x: T, y: T) -> T:" and problem["column"] == 9
+    page = teacher_page(teacher_server)
+    form = page.post("/teach/new", data={"csrf": csrf(page), "id": "generic-norm", "text": text})
+    assert form.status_code == 422 and "`def f[T]()` 需要 Python 3.12" in form.text
+    assert f"第 {problem['line']} 行第 9 列" in form.text and "def norm[T](x: T, y: T) -&gt; T:" in form.text
+
+
+def teacher_page(url: str) -> httpx.Client:
+    client = httpx.Client(base_url=url, timeout=120)
+    assert client.get(f"/teach/login?token={TOKEN}").status_code in (200, 303)
+    return client
+
+
+def csrf(client: httpx.Client) -> str:
+    return re.search(r'name="csrf" value="([^"]+)"', client.get("/teach").text).group(1)
+
+
+def test_the_same_survivor_has_the_same_file_place_in_the_api_the_page_and_the_cli(teacher_server, tmp_path):
+    assert put(teacher_server, "weak-norm", WEAK).status_code == 201
+    api = httpx.post(f"{teacher_server}/api/snippets/weak-norm/strength", headers=BEARER, timeout=300).json()
+    from_api = {(s["line"], s["column"], s["original"], s["replacement"]) for s in api["survivors"]}
+    assert from_api
+    lines = WEAK.split("\n")
+    assert all(lines[line - 1] == s["text"] for (line, *_r), s in zip(sorted(from_api), sorted(
+        api["survivors"], key=lambda s: (s["line"], s["column"], s["original"], s["replacement"]))))
+    assert {line for line, *_r in from_api} <= {lines.index("import math") + 1,
+                                               lines.index("    return math.sqrt(x * x + y * y)") + 1}
+
+    page = teacher_page(teacher_server)
+    started = page.post("/teach/snippets/weak-norm/strength", data={"csrf": csrf(page)})
+    job = re.search(r'hx-get="/teach/strength/([^"]+)"', started.text).group(1)
+    deadline = time.monotonic() + 300
+    while not page.get(f"/teach/strength/{job}", headers=JSON).json()["finished"]:
+        assert time.monotonic() < deadline
+        time.sleep(0.5)
+    html = page.get(f"/teach/strength/{job}").text
+    rows = re.findall(r"<tr><td>(\d+)</td><td>(\d+)</td><td><code class=\"line-text\">(.*?)</code></td>"
+                      r"<td><code>(.*?)</code></td><td><code>(.*?)</code></td></tr>", html)
+    unescape = lambda t: t.replace("&#34;", '"').replace("&#39;", "'").replace("&gt;", ">").replace("&lt;", "<").replace("&amp;", "&")
+    from_page = {(int(a), int(b), unescape(o), unescape(r)) for a, b, _t, o, r in rows}
+    assert from_page == from_api
+
+    path = tmp_path / "weak-norm.md"
+    path.write_text(WEAK)
+    done = subprocess.run([sys.executable, "-m", "app.snippets", "check", "--strength", str(path)],
+                          capture_output=True, text=True, timeout=600)
+    found = re.findall(rf"^{re.escape(str(path))}:(\d+):(\d+): mutant '(.*)' → '(.*)' survives$", done.stdout, re.M)
+    assert {(int(a), int(b), o, r) for a, b, o, r in found} == from_api, done.stdout
+
+
+def test_a_drafts_drill_answers_json_to_the_teachers_bearer_token(teacher_server):
+    assert put(teacher_server, "draft-norm", WEAK).status_code == 201
+    address = f"{teacher_server}/s/draft-norm/drill?rate=30&seed=2"
+    assert httpx.get(address, headers=JSON).status_code == 404  # learners never see a draft
+    assert httpx.get(address, headers={**JSON, "authorization": "Bearer wrong"}).status_code == 404
+    shown = httpx.get(address, headers={**JSON, **BEARER})
+    assert shown.status_code == 200 and shown.headers["content-type"].startswith("application/json")
+    body = shown.json()
+    assert body["snippet"] == "draft-norm" and body["mode"] == "random" and body["rate"] == 30
+    exercise = httpx.get(f"{teacher_server}/s/draft-norm", headers={**JSON, **BEARER}, follow_redirects=True)
+    assert exercise.status_code == 200 and "draft-norm" in exercise.text
