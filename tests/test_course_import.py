@@ -96,7 +96,7 @@ def uploaded(url: str) -> list[str]:
 
 def cli(course: dict, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, **course["env"], "CODECLOZE_DATA_DIR": str(course["data"])}
-    return subprocess.run([sys.executable, "-m", "app.cli", "import", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "app.teach.cli", "import", *args], capture_output=True, text=True,
                           env=env, timeout=900, cwd=PROJECT_DIR)
 
 

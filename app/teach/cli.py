@@ -10,10 +10,9 @@ import os
 import sys
 from pathlib import Path
 
-from .i18n import set_language
-from app.web.language import supported
-from .settings import Settings
+from app.i18n import set_language, supported
 from app.i18n.catalogs import compile_stale
+from app.settings import Settings
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -28,8 +27,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def _catalog(settings: Settings):
     from app.teach.catalog import Catalog
-    from .db.snippet_rows import SnippetRows
-    from .snippets.library import SnippetLibrary
+    from app.db.snippet_rows import SnippetRows
+    from app.snippets.library import SnippetLibrary
     from app.db.store import Store
     settings.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)  # as the server makes it
     if not settings.database_url:
@@ -46,7 +45,7 @@ async def _sandbox(settings: Settings, skip: bool):
     """The sandbox as the server configures it (limits, packages), hiding the data dir."""
     if skip or not settings.execution:
         return None
-    from .sandbox import Limits, Sandbox
+    from app.sandbox import Limits, Sandbox
     limits = Limits(cpu_seconds=settings.cpu_seconds, wall_seconds=settings.wall_seconds,
                     memory_bytes=settings.memory_mb << 20)
     sandbox = Sandbox(limits, workers=min(4, settings.workers), data_dirs=(settings.data_dir,),
@@ -56,7 +55,7 @@ async def _sandbox(settings: Settings, skip: bool):
 
 
 def print_report(folder: str, report) -> None:
-    from .snippets.__main__ import problem_line
+    from app.snippets.__main__ import problem_line
     for name, problems in report.problems.items():
         for problem in problems:
             print(problem_line(str(Path(folder) / name), problem))
@@ -65,8 +64,8 @@ def print_report(folder: str, report) -> None:
 
 
 async def _import(args) -> int:
-    from .snippets.course import read_dir
-    from .teach.course_import import import_course
+    from app.snippets.course import read_dir
+    from app.teach.course_import import import_course
     settings = Settings()
     folder = Path(args.folder)
     if not folder.is_dir():
