@@ -42,7 +42,16 @@ async def submit(request: Request, data: bytes | str, snippet_id: str, *, editin
     if not report.ok:
         return Outcome(report, None)
     catalog.save(report.snippet)
+    analyse(request, report.snippet)
     return Outcome(report, report.snippet)
+
+
+def analyse(request: Request, snippet: Snippet) -> str | None:
+    """Starts the version's check-strength analysis in the background (None: execution is off)."""
+    sandbox = request.app.state.sandbox
+    if sandbox is None:
+        return None
+    return request.app.state.strength_jobs.start(snippet, sandbox, deps.store(request).engine)
 
 
 def status_of(request: Request, snippet: Snippet) -> str:
@@ -63,9 +72,3 @@ def report_json(report: Report) -> dict:
     return {"problems": [{"line": p.line, "message": p.message} for p in report.problems],
             "verdict": None if verdict is None else {"status": verdict.status, "message": verdict.message,
                                                      "seconds": round(verdict.seconds, 4)}}
-
-
-def strength_json(report) -> dict:
-    return {"caught": report.caught, "run": report.total_run, "score": report.score,
-            "survivors": [{"line": r.mutant.line, "column": r.mutant.column, "original": r.mutant.original,
-                           "replacement": r.mutant.replacement} for r in report.survivors]}

@@ -1,0 +1,1 @@
+"""What teachers do: publish snippets, measure their checks, see their classes."""
