@@ -13,6 +13,7 @@ from ..engine.units import UNITS
 from ..errors import UserError
 from ..execution import execute
 from ..feedback import Result, revealed_states
+from ..learn.credit import credited
 from ..i18n import _
 from ..db.commit import NotStored
 from ..memory.record import attempt_record
@@ -127,7 +128,7 @@ async def _grade(request: Request, drill: Drill, fields: dict[str, str]) -> Resp
     learner = deps.learner_id(request)
     run = await clock.wait("sandbox", execute(sandbox if runnable else None, drill.snippet, code, owner=str(learner),
                                               address=request.client and request.client.host))
-    result = Result(tuple(verdicts), run, None, responses)
+    result = Result(tuple(verdicts), run, None, responses, credited=execution_credit(request, drill, verdicts, run))
     try:
         stored = await deps.store(request).record_attempt(attempt_record(learner, drill, result, fields))
         result = replace(result, attempt_id=stored)
@@ -138,6 +139,15 @@ async def _grade(request: Request, drill: Drill, fields: dict[str, str]) -> Resp
     response = _show(request, drill, result=result, block="outcome", status=200 if saved else 503)
     observability.graded(request, drill, result, clock)
     return deps.remember_learner(response, learner)
+
+
+def execution_credit(request: Request, drill: Drill, verdicts, run) -> frozenset[str]:
+    """The blanks a passing run credits; a version without an analysis yet gets one started."""
+    engine = deps.store(request).engine
+    keys, state = credited(engine, drill.snippet, drill.holes, verdicts, run)
+    if state is None and request.app.state.sandbox is not None:
+        request.app.state.strength_jobs.start(drill.snippet, request.app.state.sandbox, engine)
+    return keys
 
 
 def _responses(drill: Drill, fields: dict[str, str], limit: int) -> dict[int, str]:
