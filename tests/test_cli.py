@@ -95,7 +95,8 @@ def test_runs_the_reference_and_measures_the_check(files):
     weak, wrong = str(files["weak.md"]), str(files["wrong.md"])
     assert out[0] == f"{files['good.md']}: ok"
     good = re.escape(str(files["good.md"]))
-    assert re.fullmatch(rf"{good}: check strength 100%: (\d+) of \1 mutants caught.* positions: \d+ caught, 0 weak, .*", out[1])
+    summary = rf"{good}: check strength 100%: (\d+) of \1 mutants caught.* positions: \d+ caught, 0 weak, .*"
+    assert re.fullmatch(summary, out[1])
     # Every position of the code, by file line and column, with its state and the line's text.
     positions = [line for line in out if re.match(rf"{good}:\d+:\d+: (caught|weak|blind|untested) ", line)]
     assert positions and all(re.fullmatch(rf"{good}:\d+:\d+: \w+ '.+': .+", line) for line in positions)

@@ -51,6 +51,15 @@ def covering_masks(app, snippet_id: str, rate: int = 10):
         seed += 1
 
 
+def blank_at(snippet, position: int, rate: int = 10) -> tuple[int, str]:
+    """The first seed whose mask blanks `position` alone, and that blank's key."""
+    for seed in range(1000):
+        for hole in random_drill(snippet, rate, seed).holes:
+            if hole.span == (position, position):
+                return seed, hole.key
+    raise AssertionError(f"no mask of rate {rate} blanks position {position}")
+
+
 @pytest.mark.parametrize("snippet_id", DRILLS)
 def test_the_bundled_checks_catch_every_mutant_that_is_not_equivalent(running_client, snippet_id):
     report = analysed(running_client, snippet_id)["report"]
@@ -82,8 +91,7 @@ def test_nope_for_d_in_n_d_equals_q_shape_is_wrong(running_client):
     snippet = app.state.library.get(snippet_id)
     d = next(s for s in eligible_spans(snippet.code) if s.text == "d")  # `N, d = Q.shape`, the first d
     assert snippet.code[d.start - 3:d.end + 10] == "N, d = Q.shape"
-    seed = next(s for s in range(1000) if any(h.span == (d.index, d.index) for h in random_drill(snippet, 10, s).holes))
-    key = next(h.key for h in random_drill(snippet, 10, seed).holes if h.span == (d.index, d.index))
+    seed, key = blank_at(snippet, d.index)
     data = running_client.post(f"/s/{snippet_id}/drill", data=drill_form(app, snippet_id, 10, seed, **{key: "nope"}),
                                headers=JSON).json()["result"]
     assert data["run"]["status"] != "passed" and "NameError" in data["run"]["message"]
@@ -111,8 +119,7 @@ def test_a_passing_answer_at_a_blind_position_counts_as_wrong_and_says_why(runni
     report = analysed(running_client, snippet_id)["report"]
     zero = next(p for p in report["positions"] if p["text"] == "0.0")
     assert zero["state"] == "blind" and zero["line_text"].strip() == "l = 0.0"
-    seed = next(s for s in range(1000) if any(h.span == (zero["index"],) * 2 for h in random_drill(snippet, 10, s).holes))
-    key = next(h.key for h in random_drill(snippet, 10, seed).holes if h.span == (zero["index"],) * 2)
+    seed, key = blank_at(snippet, zero["index"])
     form = drill_form(app, snippet_id, 10, seed, **{key: "1.0"})
     data = running_client.post(f"/s/{snippet_id}/drill", data=form, headers=JSON).json()["result"]
     assert data["run"]["status"] == "passed"

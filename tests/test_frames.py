@@ -80,7 +80,8 @@ def test_scored_units_fill_their_frame(client, unit, htmx, block):
         result = scored(drill, seed, run, empty=seed % 2 == 0)
         direct, framed = both_ways(client.app, drill, htmx, block, result=result)
         assert framed == direct
-        assert (b'<ul class="diffs">' in framed) == (unit != "token" and bool({"wrong", "unproven"} & set(result.states())))
+        diffed = {"wrong", "unproven"} & set(result.states())
+        assert (b'<ul class="diffs">' in framed) == (unit != "token" and bool(diffed))
 
 
 @pytest.mark.parametrize("htmx, block", [(False, "trainer"), (True, "trainer"), (True, "outcome")])

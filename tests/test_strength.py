@@ -7,7 +7,6 @@ import pytest
 
 from app.engine.tokens import candidate_spans, eligible_spans
 from app.sandbox import Limits, Sandbox
-from app.settings import PROJECT_DIR
 from app.snippets.parse import parse_snippet
 from app.snippets.mutants import PER_POSITION
 from app.snippets.strength import NOT_RUN, check_strength, mutants

@@ -41,8 +41,8 @@ def result_shape(drill: Drill, result: Result | None) -> tuple | None:
     run = result and result.run
     if result is None:
         return None
-    return (result.accepted > 0, result.unproven > 0, result.empty > 0, bool(_wrong_pieces(drill, result)), run and run.status,
-            bool(run and run.message), bool(run and run.stdout), result.saved)
+    return (result.accepted > 0, result.unproven > 0, result.empty > 0, bool(_wrong_pieces(drill, result)),
+            run and run.status, bool(run and run.message), bool(run and run.stdout), result.saved)
 
 
 def _wrong_pieces(drill: Drill, result: Result) -> list:

@@ -27,7 +27,8 @@ def static_code(code: str) -> Markup:
 # What the snippet page prints per request: slots of its cached frame (see templating.Frame).
 # Everything else it shows is fixed by its frame key (see routes.trainer.snippet_page).
 PAGE_SLOTS = ("code_html", "seed", "counts", "fresh_url", "again_url", "marks", "error_line",
-              "correct", "total", "accepted", "unproven", "empty", "diffs", "run_ms", "run_where", "run_message", "run_stdout")
+              "correct", "total", "accepted", "unproven", "empty", "diffs", "run_ms", "run_where", "run_message",
+              "run_stdout")
 
 
 def page_context(drill: Drill, *, shown, result: Result | None, revealed: bool, fresh_url: str,

@@ -166,7 +166,8 @@ def _parser() -> argparse.ArgumentParser:
                        help="also measure the check at every position: a few mutants each, caught or not")
     check.add_argument("--runner", choices=("auto", "sandbox", "python"), default="auto",
                        help="where code runs: the sandbox, a plain python subprocess, or the first that works")
-    check.add_argument("--per-position", type=int, default=PER_POSITION, metavar="N", help="mutants at most per position")
+    check.add_argument("--per-position", type=int, default=PER_POSITION, metavar="N",
+                       help="mutants at most per position")
     check.add_argument("--budget", type=float, default=300, metavar="SECONDS", help="time for all mutants of a file")
     return parser
 
