@@ -4,9 +4,12 @@ edit (or the first time a learner's answer needs one), so pages stay usable and 
 Progress and the finished report go to the database: every worker and host grades by them.
 """
 import asyncio
+import contextlib
 import secrets
 import time
 from dataclasses import dataclass, field
+
+from sqlalchemy.exc import SQLAlchemyError
 
 from .db import strength_rows
 from .snippets.model import Snippet
@@ -24,10 +27,16 @@ class StrengthJob:
     error: str | None = None
     started: float = field(default_factory=time.monotonic)
     task: asyncio.Task | None = None
+    writes: set = field(default_factory=set)  # progress writes under way (kept so they are not collected)
 
     @property
     def finished(self) -> bool:
         return self.report is not None or self.error is not None
+
+
+def _progress(engine, snippet_id: str, version: str, done: int, total: int) -> None:
+    with contextlib.suppress(SQLAlchemyError):  # a lost progress write only delays the bar
+        strength_rows.progress(engine, snippet_id, version, done, total)
 
 
 class StrengthJobs:
@@ -52,6 +61,12 @@ class StrengthJobs:
         if found:
             return found
         self._forget_old()
+        if engine is not None:  # before any response: every worker sees the run is under way
+            try:
+                strength_rows.save(engine, snippet.id, snippet.version, state="running", done=0, total=0,
+                                   caught=None, report=None, error=None)
+            except SQLAlchemyError:  # the database is down: the run goes on, its end is written if it can be
+                pass
         job_id = secrets.token_urlsafe(8)
         job = self._jobs[job_id] = StrengthJob(snippet.id, snippet.version)
         job.task = asyncio.get_running_loop().create_task(self._run(job, snippet, sandbox, engine))
@@ -66,11 +81,11 @@ class StrengthJobs:
             job.done, job.total = done, total
             if engine is not None and time.monotonic() - written[0] > PROGRESS_EVERY_SECONDS:
                 written[0] = time.monotonic()
-                asyncio.get_running_loop().create_task(asyncio.to_thread(
-                    strength_rows.progress, engine, job.snippet_id, job.version, done, total))
+                job.writes.add(task := asyncio.get_running_loop().create_task(asyncio.to_thread(
+                    _progress, engine, job.snippet_id, job.version, done, total)))
+                task.add_done_callback(job.writes.discard)
 
         try:
-            await self._write(engine, job, state="running", done=0, total=0, caught=None, report=None, error=None)
             report = await check_strength(snippet, sandbox, on_progress=progress)
             await self._write(engine, job, state="complete" if report.complete else "failed",
                               done=job.done, total=job.total, caught=sorted(report.caught_positions()),
@@ -79,7 +94,8 @@ class StrengthJobs:
             job.report = report
         except Exception as err:  # reported on the page; the server carries on
             job.error = f"{type(err).__name__}: {err}"
-            await self._write(engine, job, state="failed", error=job.error[:200])
+            with contextlib.suppress(SQLAlchemyError):
+                await self._write(engine, job, state="failed", error=job.error[:200])
 
     @staticmethod
     async def _write(engine, job: StrengthJob, **values) -> None:

@@ -38,3 +38,16 @@ def test_a_failed_run_credits_nothing_and_a_rerun_replaces_it(engine):
     strength_rows.save(engine, "s", "v1", state="running", done=0, total=0, caught=None, report=None, error=None)
     strength_rows.save(engine, "s", "v1", state="complete", caught=[1, 2])
     assert strength_rows.caught_positions(engine, "s", "v1") == ("complete", frozenset({1, 2}))
+
+
+def test_a_run_silent_for_long_was_interrupted_and_is_started_again(engine):
+    from datetime import datetime, timezone
+
+    from sqlalchemy import update
+    strength_rows.save(engine, "s", "v1", state="running", done=3, total=10)
+    assert strength_rows.caught_positions(engine, "s", "v1") == ("running", frozenset())
+    with engine.begin() as db:
+        db.execute(update(strength_rows.strength).values(
+            updated_at=datetime.now(timezone.utc) - strength_rows.STALE_AFTER * 2))
+    assert strength_rows.caught_positions(engine, "s", "v1") == (None, frozenset())  # grading starts a new one
+    assert strength_rows.load(engine, "s", "v1")["state"] == "failed"

@@ -3,12 +3,16 @@
 A run writes its progress as it goes and its report when done, so every worker and host can
 show it and grade by it; a version's analysis is complete once `state` is "complete".
 """
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 from sqlalchemy import JSON, Column, DateTime, Float, Integer, String, Table, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from .tables import metadata
+
+# A run writes its progress every second or so: one silent this long was cut off (a restart, a
+# crash) and is shown and treated as interrupted, so the next need starts it again.
+STALE_AFTER = timedelta(minutes=10)
 
 strength = Table(
     "strength_analyses", metadata,
@@ -52,14 +56,26 @@ def load(engine, snippet_id: str, version: str) -> dict | None:
     with engine.connect() as db:
         row = db.execute(select(strength).where(strength.c.snippet_id == snippet_id,
                                                 strength.c.version == version)).first()
-    return dict(row._mapping) if row else None
+    if row is None:
+        return None
+    found = dict(row._mapping)
+    if _interrupted(found["state"], found["updated_at"]):
+        found.update(state="failed", error="interrupted")
+    return found
+
+
+def _interrupted(state: str, updated_at: datetime) -> bool:
+    if updated_at.tzinfo is None:
+        updated_at = updated_at.replace(tzinfo=timezone.utc)  # SQLite keeps no zone
+    return state == "running" and datetime.now(timezone.utc) - updated_at > STALE_AFTER
 
 
 def caught_positions(engine, snippet_id: str, version: str) -> tuple[str | None, frozenset[int]]:
-    """The state of a version's analysis (None: there is none) and, once complete, its caught positions."""
+    """The state of a version's analysis (None: there is none, or it was interrupted) and, once
+    complete, its caught positions."""
     with engine.connect() as db:
-        row = db.execute(select(strength.c.state, strength.c.caught).where(
+        row = db.execute(select(strength.c.state, strength.c.caught, strength.c.updated_at).where(
             strength.c.snippet_id == snippet_id, strength.c.version == version)).first()
-    if row is None:
-        return None, frozenset()
+    if row is None or _interrupted(row.state, row.updated_at):
+        return None, frozenset()  # none, or one that will never end: the next need starts one
     return row.state, frozenset(row.caught or ()) if row.state == "complete" else frozenset()
