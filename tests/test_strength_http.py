@@ -120,4 +120,4 @@ def test_the_teacher_page_shows_the_heatmap_and_every_weak_place(served):
     html = opener.open(f"{served}/teach/snippets/page-heat/strength", timeout=30).read().decode()
     assert 'class="heatmap strength-heatmap"' in html and 'class="tok h5"' in html
     assert "这些地方的错误没有被检查发现" in html and "return [v * factor for v in values]" in html
-    assert "个位置：抓住" in html
+    assert "个位置：抓住" in html and "没有抓住的位置（弱、盲、未测）" in html
