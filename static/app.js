@@ -15,7 +15,7 @@
   function reveal(input) {
     if (!input || !input.dataset.answer || input.classList.contains("right")) return;
     input.value = input.dataset.answer;
-    input.classList.remove("wrong", "empty", "accepted");
+    input.classList.remove("wrong", "unproven", "empty", "accepted");
     input.classList.add("revealed");
     input.dataset.state = "revealed";
     input.removeAttribute("aria-invalid");
@@ -156,14 +156,14 @@
     var next = input.nextElementSibling;
     if (next && next.matches("span.mark")) next = next.nextElementSibling;
     if (next && next.matches("button.reveal")) next.remove();
-    input.classList.remove("right", "wrong", "accepted", "revealed", "empty");
+    input.classList.remove("right", "wrong", "unproven", "accepted", "revealed", "empty");
     var state = m ? m[0] : "";
     if (state) input.classList.add(state);
     input.dataset.state = state;
     setMark(input, state);
-    if (state === "wrong" || state === "empty") input.setAttribute("aria-invalid", "true");
+    if (state === "wrong" || state === "unproven" || state === "empty") input.setAttribute("aria-invalid", "true");
     else input.removeAttribute("aria-invalid");
-    if (state === "wrong" || state === "empty") {
+    if (state === "wrong" || state === "unproven" || state === "empty") {
       var button = document.createElement("button");
       button.type = "button";
       button.className = "reveal";

@@ -69,7 +69,7 @@ def plain_figures(engine, snippet_id: str, version: str, code: str | None = None
             for span in range(first, last + 1):
                 seen[span] += 1
                 missed[span] += b["state"] not in RECALLED
-            if b["state"] in ("wrong", "accepted") and b["given"].strip():
+            if b["state"] in ("wrong", "accepted", "unproven") and b["given"].strip():
                 given[(first, last, b["state"])][b["given"].strip()] += 1
     return {"attempts": len(rows), "learners": len({r.learner for r in rows}), "recalls": len(recalls),
             "accuracy": round(sum(accuracy) / len(accuracy), 4) if accuracy else None,
@@ -80,7 +80,7 @@ def answers_of(stats: dict) -> dict:
     """The page's answers in plain_figures' shape (top answers only: every one when few)."""
     out = defaultdict(Counter)
     for blank in stats["tokens"]:
-        for state in ("wrong", "accepted"):
+        for state in ("wrong", "accepted", "unproven"):
             for a in blank[state]:
                 out[(blank["first"], blank["last"], state)][a["given"]] = a["count"]
     return out

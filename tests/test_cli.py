@@ -92,17 +92,22 @@ def test_usage_errors_exit_2(args):
 
 
 def test_runs_the_reference_and_measures_the_check(files):
-    done = cli("check", "--strength", "--max-mutants", "10", files["good.md"], files["weak.md"], files["wrong.md"])
+    done = cli("check", "--strength", "--per-position", "1", files["good.md"], files["weak.md"], files["wrong.md"])
     assert done.returncode == 1
     assert "sandbox" in done.stderr or "plain python" in done.stderr
     out = done.stdout.splitlines()
     weak, wrong = str(files["weak.md"]), str(files["wrong.md"])
     assert out[0] == f"{files['good.md']}: ok"
-    assert re.fullmatch(rf"{re.escape(str(files['good.md']))}: check strength 100%: (\d+) of \1 mutants caught.*", out[1])
-    survivors = [line for line in out if line.startswith(weak + ":") and line.endswith(" survives")]
+    good = re.escape(str(files["good.md"]))
+    summary = rf"{good}: check strength 100%: (\d+) of \1 mutants caught.* positions: \d+ caught, 0 weak, .*"
+    assert re.fullmatch(summary, out[1])
+    # Every position of the code, by file line and column, with its state and the line's text.
+    positions = [line for line in out if re.match(rf"{good}:\d+:\d+: (caught|weak|blind|untested) ", line)]
+    assert positions and all(re.fullmatch(rf"{good}:\d+:\d+: \w+ '.+': .+", line) for line in positions)
+    survivors = [line for line in out if line.startswith(weak + ":") and " survives: " in line]
     first, last = line_of(snippet_text(WEAK), "import math"), line_of(snippet_text(WEAK), "return math.sqrt")
     assert survivors and all(first <= int(line.split(":")[1]) <= last for line in survivors)
-    assert re.fullmatch(rf"{re.escape(weak)}:\d+:\d+: mutant '.+' → '.+' survives", survivors[0])
+    assert re.fullmatch(rf"{re.escape(weak)}:\d+:\d+: mutant '.+' → '.+' survives: .+", survivors[0])
     assert out[-2].startswith(f"{wrong}:{line_of(snippet_text(WRONG), 'hypot(1, 1) == 2')}: ")
     assert "hypot(1, 1) should be 2" in out[-2]
     assert out[-1] == "    assert hypot(1, 1) == 2, 'hypot(1, 1) should be 2'"  # the failing file line itself

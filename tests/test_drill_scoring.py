@@ -184,7 +184,7 @@ def test_cached_token_diff_html_equals_the_plain_one():
 
 @pytest.mark.parametrize("query, says", [
     ("unit=word", "挖空单位必须是 token、span 或 line 之一"),
-    ("kinds=names,keywords", "挖空种类只能是 names、literals、operators、punctuation 的组合"),
+    ("kinds=names,keywords", "挖空种类只能是 names、literals、operators、punctuation、annotations"),
     ("kinds=,", "挖空种类只能是"),
 ])
 def test_a_bad_unit_or_kind_is_a_clear_422(client, query, says):

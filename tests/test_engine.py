@@ -210,3 +210,39 @@ def test_fast_mask_render_equals_the_general_one(snippet, rate, seed):
     spans = eligible_spans(tricky)
     some = [Hole(f"s{s.index}", s.start, s.end, s.text) for s in spans[::2]]
     assert render_code(tricky, some) == _slow_render(tricky, some)
+
+
+def test_inert_places_are_kinds_of_their_own_and_not_blanks_by_default():
+    code = ('import logging, warnings\n\n\n@functools.cache\ndef f(x: int, y: "list[int]" = None) -> dict[str, int]:\n'
+            '    """Doc."""\n    a: float = x @ y\n    print("hi", a, f"v={a}")\n    logging.info("m %s", a)\n'
+            '    logger.warning("w")\n    warnings.warn("old", DeprecationWarning)\n    assert a, "no"\n'
+            '    if a:\n        raise ValueError("bad " + str(a))\n    return {"k": a}\n')
+    kinds = {}
+    for span in candidate_spans(code):
+        kinds.setdefault(span.kind, []).append(span.text)
+    assert kinds["annotations"] == ["int", '"list[int]"', "dict", "[", "str", ",", "int", "]", "float"]
+    assert kinds["docstrings"] == ['"""Doc."""']
+    assert kinds["messages"] == ['"hi"', 'f"v={a}"', '"m %s"', '"w"', '"old"', '"no"', '"bad "']
+    assert "@" in kinds["punctuation"] and kinds["operators"].count("@") == 1  # the decorator's, then x @ y
+    default = texts(code)
+    assert '"k"' in default and "a" in default and "DeprecationWarning" in default and "print" in default
+    assert not {"float", '"hi"', '"""Doc."""', '"bad "'} & set(default)
+    opted = [s.text for s in eligible_spans(code, ("names", "literals", "operators", "annotations", "messages"))]
+    assert "float" in opted and '"hi"' in opted and '"""Doc."""' not in opted
+    # The candidate index is the same whichever kinds a mask uses.
+    assert [s.index for s in eligible_spans(code)] == [s.index for s in candidate_spans(code)
+                                                       if s.kind in DEFAULT_KINDS]
+
+
+def test_the_seed_drills_have_no_inert_places():
+    for snippet_id in ("mlm-online-softmax", "mlm-blocked-attention", "mlm-flash-forward"):
+        assert not {s.kind for s in candidate_spans(SNIPPET_BY_ID[snippet_id].code)} - {"names", "literals",
+                                                                                        "operators", "punctuation"}
+
+
+def test_a_mask_may_opt_into_the_inert_kinds():
+    snippet = SNIPPET_BY_ID["ex2-online-softmax"]
+    docstrings = [s for s in candidate_spans(snippet.code) if s.kind == "docstrings"]
+    assert [s.text for s in docstrings] == ['"""朴素 softmax（可能溢出）"""', '"""数值稳定的 softmax"""']
+    drill = random_drill(snippet, 50, 3, "token", ("docstrings",))
+    assert len(drill.holes) == 1 and drill.holes[0].span[0] in {s.index for s in docstrings}  # 50 % of 2

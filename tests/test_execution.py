@@ -47,19 +47,6 @@ def test_failed_check_shows_the_assertion_message(running_client):
     assert run["status"] == "failed" and "online_softmax 结果不正确" in run["message"]
 
 
-def test_blanks_the_check_accepts_are_marked_accepted_by_execution(running_client):
-    app = running_client.app
-    snippet = app.state.library.get("ex4-flash-forward")
-    answers = right_answers(app, "ex4-flash-forward")
-    key = next(k for k, v in answers.items() if v == "torch.max(m_i, m_ij)")
-    answers[key] = "torch.maximum(m_i, m_ij)"
-    response = running_client.post("/s/ex4-flash-forward", data={"version": snippet.version, **answers})
-    assert re.search(rf'class="blank accepted" name="{key}"', response.text)
-    assert "另有 1 个空与参考答案不同，但代码通过了验证" in response.text
-    data = running_client.post("/s/ex4-flash-forward", data={"version": snippet.version, **answers}, headers=JSON).json()
-    assert [b["state"] for b in data["result"]["blanks"] if b["key"] == key] == ["accepted"]
-
-
 def test_an_endless_answer_times_out_and_the_next_one_runs(running_client):
     snippet = running_client.app.state.library.get("ex1-attention-memory")
     answers = right_answers(running_client.app, "ex1-attention-memory")
@@ -82,3 +69,19 @@ def test_health_lists_active_protections(running_client):
     assert accounting["tree_limits"] in ("cgroup", "polling")
     assert (accounting["tree_limits"] == "cgroup") == data["protections"]["cgroup_memory"]
     assert accounting["root_view"] and all(p.startswith("/") for p in accounting["root_view"])
+
+
+def test_a_passing_answer_is_unproven_until_the_check_strength_is_known(running_client):
+    """No analysis of the version yet: the check cannot vouch for it (tests/test_credit.py has the rest).
+    Last in this module: the analysis it starts keeps the sandbox busy for a while."""
+    app = running_client.app
+    snippet = app.state.library.get("ex4-flash-forward")
+    answers = right_answers(app, "ex4-flash-forward")
+    key = next(k for k, v in answers.items() if v == "torch.max(m_i, m_ij)")
+    answers[key] = "torch.maximum(m_i, m_ij)"
+    response = running_client.post("/s/ex4-flash-forward", data={"version": snippet.version, **answers})
+    assert re.search(rf'class="blank unproven" name="{key}"', response.text)
+    assert "验证在这些位置无法确认答案" in response.text
+    data = running_client.post("/s/ex4-flash-forward", data={"version": snippet.version, **answers}, headers=JSON).json()
+    assert data["result"]["run"]["status"] == "passed"
+    assert [b["state"] for b in data["result"]["blanks"] if b["key"] == key] == ["unproven"]

@@ -61,7 +61,7 @@ def _count_blank(key: tuple, entry: dict, tokens: dict, given: dict) -> None:
         counts[0] += 1
         counts[1] += missed
     text = entry.get("given", "").strip()
-    if entry["state"] in ("wrong", "accepted") and text:
+    if entry["state"] in ("wrong", "accepted", "unproven") and text:
         given[key + (where[0], where[1], entry["state"], text[:GIVEN_KEPT])][0] += 1
 
 

@@ -70,7 +70,7 @@ def token_rates(db, scope: Scope) -> dict[int, tuple[int, int]]:
 
 
 def common_answers(db, scope: Scope) -> dict[str, dict[tuple[int, int], list[tuple[str, int]]]]:
-    """Per state (wrong, accepted) and blank (first, last): its most common answers with counts,
+    """Per state (wrong, accepted, unproven) and blank (first, last): its most common answers with counts,
     most common first. One scan of the answer counters; the database keeps the top few."""
     total = func.sum(answers.c.count).label("n")
     keys = (answers.c.state, answers.c.first, answers.c.last)
@@ -83,7 +83,7 @@ def common_answers(db, scope: Scope) -> dict[str, dict[tuple[int, int], list[tup
     ranked = select(grouped, rank).subquery()
     rows = db.execute(select(ranked.c.state, ranked.c.first, ranked.c.last, ranked.c.given, ranked.c.n)
                       .where(ranked.c.rank <= ANSWERS_SHOWN).order_by(ranked.c.first, ranked.c.last, ranked.c.rank))
-    out: dict[str, dict] = {"wrong": {}, "accepted": {}}
+    out: dict[str, dict] = {"wrong": {}, "accepted": {}, "unproven": {}}
     for state, first, last, given, n in rows:
         out[state].setdefault((first, last), []).append((given, int(n)))
     return out

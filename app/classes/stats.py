@@ -15,14 +15,14 @@ MISS_EDGES = (0.1, 0.25, 0.5, 0.75)  # miss rate → heat level 1–5
 def snippet_stats(db, snippet, scope: Scope, at: datetime) -> dict:
     rates = token_rates(db, scope)
     given = common_answers(db, scope)
-    wrong, accepted = given["wrong"], given["accepted"]
+    wrong, accepted, unproven = given["wrong"], given["accepted"], given["unproven"]
     history = alternatives.history(db, scope.snippet_id, scope.version)
     in_force = {(a["first"], a["last"], a["text"]): a["id"] for a in history if a["withdrawn_at"] is None}
     days = by_day(db, scope)
     return {
         "snippet": scope.snippet_id, "version": scope.version, "class": scope.class_code,
         "from": scope.start, "to": scope.end, **totals(db, scope), "days": days,
-        "tokens": _blanks(snippet.code, rates, wrong, accepted, in_force),
+        "tokens": _blanks(snippet.code, rates, wrong, accepted, in_force, unproven),
         "heat": {str(span): {"seen": seen, "missed": missed} for span, (seen, missed) in sorted(rates.items())},
         "alternatives": [_alternative(a) for a in history],
         "per_learner": roster.roster(db, scope, at) if scope.class_code is not None else None,
@@ -52,11 +52,12 @@ def _day(timestamp: float) -> str:
     return datetime.fromtimestamp(timestamp, timezone.utc).date().isoformat()
 
 
-def _blanks(code: str, rates: dict, wrong: dict, accepted: dict, in_force: dict) -> list[dict]:
-    """Per blank with answers to show: its text, line, miss rate, wrong and accepted answers."""
+def _blanks(code: str, rates: dict, wrong: dict, accepted: dict, in_force: dict, unproven: dict) -> list[dict]:
+    """Per blank with answers to show: its text, line, miss rate, wrong and accepted answers, and
+    answers that passed where the check cannot tell (counted wrong; a teacher may accept them)."""
     spans = candidate_spans(code)
     out = []
-    for first, last in sorted(set(wrong) | set(accepted)):
+    for first, last in sorted(set(wrong) | set(accepted) | set(unproven)):
         if not (0 <= first <= last < len(spans)):
             continue  # recorded on code that no longer has that token (cannot happen within a version)
         start, end = spans[first].start, spans[last].end
@@ -65,7 +66,9 @@ def _blanks(code: str, rates: dict, wrong: dict, accepted: dict, in_force: dict)
                     "seen": seen, "missed": missed, "miss_rate": round(missed / seen, 4) if seen else None,
                     "wrong": [{"given": g, "count": n} for g, n in wrong.get((first, last), ())],
                     "accepted": [{"given": g, "count": n, "alternative": in_force.get((first, last, g))}
-                                 for g, n in accepted.get((first, last), ())]})
+                                 for g, n in accepted.get((first, last), ())],
+                    "unproven": [{"given": g, "count": n, "alternative": in_force.get((first, last, g))}
+                                 for g, n in unproven.get((first, last), ())]})
     out.sort(key=lambda b: (-(b["miss_rate"] or 0), b["first"]))
     return out
 

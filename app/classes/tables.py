@@ -44,7 +44,7 @@ answers = Table(
     "class_answers", metadata, *_key(),
     Column("first", Integer, primary_key=True),
     Column("last", Integer, primary_key=True),
-    Column("state", String(8), primary_key=True),  # wrong | accepted
+    Column("state", String(8), primary_key=True),  # wrong | accepted | unproven
     Column("given", String(200), primary_key=True),
     Column("count", Integer, nullable=False),
     # Covering, in the order the page groups by: the answers are summed without a sort.

@@ -13,21 +13,21 @@ from .score import Hole
 class HoleState(NamedTuple):
     """What the page shows in a hole: the learner's text and, once scored, the verdict."""
     value: str = ""
-    state: str = ""  # "", "right", "accepted", "wrong", "revealed", "empty"
+    state: str = ""  # "", "right", "accepted", "unproven", "wrong", "revealed", "empty"
     reveal: bool = False  # a button reveals the answer (wrong and empty blanks of a scored page)
 
 
 BLANK = HoleState()
-ASKABLE = ("wrong", "empty")  # scored states whose input gets a button to reveal the answer
+ASKABLE = ("wrong", "unproven", "empty")  # scored states whose input gets a button to reveal the answer
 # A scored blank's mark, so that its state never shows by colour alone; its name is what a
 # screen reader says after the blank (the same words as the legend under the score).
-MARKS = {"right": "✓", "accepted": "≈", "wrong": "✗", "empty": "∅", "revealed": "↩"}
+MARKS = {"right": "✓", "accepted": "≈", "unproven": "≉", "wrong": "✗", "empty": "∅", "revealed": "↩"}
 
 
 def mark_names() -> dict[str, tuple[str, str]]:
     """state -> (mark, its name in the UI language), for the server's marks and app.js's."""
-    names = {"right": _("匹配"), "accepted": _("运行接受"), "wrong": _("错误"), "revealed": _("已显示"),
-             "empty": _("未填")}
+    names = {"right": _("匹配"), "accepted": _("运行接受"), "unproven": _("运行无法确认"), "wrong": _("错误"),
+             "revealed": _("已显示"), "empty": _("未填")}
     return {state: (mark, names[state]) for state, mark in MARKS.items()}
 
 

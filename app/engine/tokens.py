@@ -12,8 +12,11 @@ import tokenize
 from dataclasses import dataclass
 from functools import lru_cache
 
-KINDS = ("names", "literals", "operators", "punctuation")
-DEFAULT_KINDS = ("names", "literals", "operators")  # brackets, commas, colons and dots are opt-in
+from .inert import INERT_KINDS, inert_kind, inert_ranges
+
+KINDS = ("names", "literals", "operators", "punctuation", *INERT_KINDS)
+# Brackets, commas, colons and dots are opt-in; so are annotations, docstrings and messages.
+DEFAULT_KINDS = ("names", "literals", "operators")
 
 # Never a blank, whatever the kinds: plain assignment and statement separators.
 _EXCLUDED_OPS = {"=", ";"}
@@ -54,14 +57,20 @@ def _kind(tok: tokenize.TokenInfo) -> str | None:
 @lru_cache(maxsize=256)
 def candidate_spans(code: str) -> tuple[Span, ...]:
     """Every token of `code` of some kind, indexed in source order (stable for a given code)."""
-    offsets = line_offsets(code)
+    offsets, inert = line_offsets(code), inert_ranges(code)
     spans: list[Span] = []
+    line_begins = True  # a decorator's `@` opens its line: it is punctuation, not matrix product
     for tok in tokenize.generate_tokens(io.StringIO(code).readline):
         kind = _kind(tok)
         if kind is not None:
             start = offsets[tok.start[0] - 1] + tok.start[1]
             end = offsets[tok.end[0] - 1] + tok.end[1]
+            if line_begins and tok.string == "@":
+                kind = "punctuation"
+            kind = inert and inert_kind(inert, start, end, tok.type == token.STRING) or kind
             spans.append(Span(len(spans), start, end, tok.string, kind))
+        if tok.type not in (token.COMMENT, token.NL):
+            line_begins = tok.type in (token.NEWLINE, token.INDENT, token.DEDENT)
     return tuple(spans)
 
 
@@ -81,6 +90,17 @@ def _comparable(tok: tokenize.TokenInfo) -> str:
             return tok.string
         return repr(value) if tok.type == token.STRING else f"{type(value).__name__}:{value!r}"
     return tok.string
+
+
+def has_comment(text: str) -> bool:
+    """Whether a `#` outside any string starts a comment: spliced into a line, it would swallow
+    the rest of that line's code."""
+    if "#" not in text:
+        return False
+    try:
+        return any(tok.type == token.COMMENT for tok in tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return True  # an unfinished string before the `#`: no code line survives it either
 
 
 def token_sequence(text: str) -> tuple[str, ...]:

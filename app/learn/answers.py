@@ -3,6 +3,7 @@ exercise's written responses."""
 import re
 
 from app.engine.score import Hole
+from app.engine.tokens import has_comment
 from app.i18n import _
 from app.web.errors import UserError
 
@@ -29,7 +30,17 @@ def answers_for(holes: tuple[Hole, ...], fields: dict[str, str], max_chars: int)
                                        label=hole.label, n=len(answer), max=max_chars))
             if "\n" in answer or "\r" in answer:
                 raise UserError(422, _("%(label)s 的答案只能有一行。", label=hole.label))
+    if "#" in text:
+        _refuse_comments(holes, answers)
     return answers
+
+
+def _refuse_comments(holes: tuple[Hole, ...], answers: dict[str, str]) -> None:
+    """A comment in an answer would swallow the rest of its line once spliced: refused, never scored."""
+    for hole in holes:
+        if has_comment(answers[hole.key]):
+            raise UserError(422, _("%(label)s 的答案含有注释（#）：放进代码后，它会把这一行其余的代码变成注释。"
+                                   "请去掉注释再提交。", label=hole.label))
 
 
 def responses_for(question_count: int, fields: dict[str, str], limit: int) -> dict[int, str]:

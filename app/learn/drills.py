@@ -159,8 +159,8 @@ def parse_kinds(raw: str | None) -> tuple[str, ...]:
     asked = {k.strip() for k in raw.split(",") if k.strip()}
     unknown = sorted(asked - set(KINDS))
     if unknown or not asked:
-        raise UserError(422, _("挖空种类只能是 names、literals、operators、punctuation 的组合（逗号分隔），"
-                               "收到的是 “%(raw)s”。", raw=raw[:60]))
+        raise UserError(422, _("挖空种类只能是 names、literals、operators、punctuation、annotations、docstrings、"
+                               "messages 的组合（逗号分隔），收到的是 “%(raw)s”。", raw=raw[:60]))
     return tuple(k for k in KINDS if k in asked)
 
 

@@ -6,7 +6,7 @@ from functools import cached_property
 from app.engine.render import HoleState
 from app.engine.score import BlankVerdict
 
-STATES = ("right", "accepted", "wrong", "revealed", "empty")
+STATES = ("right", "accepted", "unproven", "wrong", "revealed", "empty")
 
 
 @dataclass(frozen=True)
@@ -16,6 +16,9 @@ class Result:
     attempt_id: int | None = None
     responses: dict[int, str] = field(default_factory=dict)
     saved: bool = True  # False: scored, but the database did not keep the attempt
+    # Blanks a passing run may credit (their positions' mutants are all caught): elsewhere a
+    # non-matching answer that passes is "unproven", not recalled.
+    credited: frozenset[str] = frozenset()
 
     @property
     def correct(self) -> int:
@@ -25,6 +28,11 @@ class Result:
     def accepted(self) -> int:
         """Blanks token match rejects but the check accepted: the code passed with them."""
         return self.states().count("accepted")
+
+    @property
+    def unproven(self) -> int:
+        """Blanks token match rejects, with which the code passed where the check cannot tell."""
+        return self.states().count("unproven")
 
     @property
     def empty(self) -> int:
@@ -45,8 +53,8 @@ class Result:
 
     @cached_property
     def _states(self) -> tuple[str, ...]:
-        passed = self.passed
-        return tuple(_mark(v, passed) for v in self.verdicts)
+        passed, credited = self.passed, self.credited
+        return tuple(_mark(v, passed, v.key in credited) for v in self.verdicts)
 
     def state_of(self) -> dict[str, str]:
         return {v.key: state for v, state in zip(self.verdicts, self.states())}
@@ -73,14 +81,16 @@ class Result:
         }
 
 
-def _mark(verdict: BlankVerdict, passed: bool) -> str:
+def _mark(verdict: BlankVerdict, passed: bool, credited: bool) -> str:
     if verdict.revealed:
         return "revealed"  # never right: the learner was shown the answer
     if verdict.correct:
         return "right"
     if not verdict.given.strip():
         return "empty"
-    return "accepted" if passed else "wrong"
+    if not passed:
+        return "wrong"
+    return "accepted" if credited else "unproven"
 
 
 def revealed_states(holes) -> dict[str, HoleState]:

@@ -11,6 +11,7 @@ from app.db.commit import NotStored
 from app.db.store import Store
 from app.engine.score import score, splice
 from app.learn.answers import answers_for, responses_for
+from app.learn.credit import credited
 from app.learn.drills import Drill, revealed_keys
 from app.learn.execution import execute
 from app.learn.feedback import Result
@@ -20,10 +21,11 @@ from app.observability import Stopwatch
 
 @dataclass(frozen=True)
 class Services:
-    """What grading uses: the store (attempts, alternatives), the sandbox (None: execution off)
-    and the answers' length bound."""
+    """What grading uses: the store (attempts, alternatives, strength analyses), the sandbox (None:
+    execution off), the background strength runs and the answers' length bound."""
     store: Store
     sandbox: object | None
+    strength_jobs: object | None
     max_answer_chars: int
 
 
@@ -43,12 +45,20 @@ async def grade(drill: Drill, fields: dict[str, str], submitter: Submitter, serv
     verdicts = rescored(services.store.engine, drill.snippet, drill.holes,  # a teacher's accepted alternatives
                         clock.time("scoring", score, list(drill.holes), answers, revealed))
     run = await clock.wait("sandbox", _run(drill, answers, submitter, services.sandbox))
-    result = Result(tuple(verdicts), run, None, responses)
+    result = Result(tuple(verdicts), run, None, responses, credited=_credit(drill, verdicts, run, services))
     try:
         attempt_id = await services.store.record_attempt(attempt_record(submitter.learner, drill, result, fields))
     except NotStored:
         return replace(result, saved=False)  # scored, shown, and said so: nothing pretends it was kept
     return replace(result, attempt_id=attempt_id)
+
+
+def _credit(drill: Drill, verdicts, run, services: Services) -> frozenset[str]:
+    """The blanks a passing run credits; a version without a strength analysis yet gets one started."""
+    keys, state = credited(services.store.engine, drill.snippet, drill.holes, verdicts, run)
+    if state is None and services.sandbox is not None and services.strength_jobs is not None:
+        services.strength_jobs.start(drill.snippet, services.sandbox, services.store.engine)
+    return keys
 
 
 async def _run(drill: Drill, answers: dict[str, str], submitter: Submitter, sandbox):

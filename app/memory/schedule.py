@@ -6,7 +6,7 @@ from fsrs import Card, Rating, Scheduler, State
 # No fuzzing: a card's due date is a function of its reviews, so tests and pages agree.
 SCHEDULER = Scheduler(enable_fuzzing=False)
 FAST_SECONDS_PER_BLANK = 4.0  # all recalled at least this fast is "easy"
-TOKEN_RATING = {"right": Rating.Good, "accepted": Rating.Hard, "wrong": Rating.Again,
+TOKEN_RATING = {"right": Rating.Good, "accepted": Rating.Hard, "unproven": Rating.Again, "wrong": Rating.Again,
                 "revealed": Rating.Again, "empty": Rating.Again}
 SELF_RATING = {"again": Rating.Again, "hard": Rating.Hard, "good": Rating.Good, "easy": Rating.Easy}
 

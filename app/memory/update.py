@@ -105,7 +105,7 @@ def _token_row(record, span: int, entry: dict, row, texts: list[str], at: dateti
     heat = decayed(row.heat, row.heat_at, now) if row is not None and row.heat_at else 0.0
     wrong = list(row.wrong or ()) if row is not None else []
     given = entry.get("given", "").strip()
-    if state in ("wrong", "accepted") and given:
+    if state in ("wrong", "accepted", "unproven") and given:
         wrong = ([given] + [w for w in wrong if w != given])[:WRONG_KEPT]
     return {"learner": record.learner, "snippet_id": record.snippet_id, "version": record.version, "span": span,
             "text": (texts[span] if span < len(texts) else entry.get("expected", ""))[:200],

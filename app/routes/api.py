@@ -8,7 +8,8 @@ from ..i18n import _
 from ..snippets.files import MAX_BYTES
 from app.web.forms import content_type, limited_body
 from .uploads import too_large_message
-from app.teach.publishing import Outcome, changeable_or_403, report_json, strength_json, submit, summary, uploaded_or_404
+from ..teach.strength_pages import stored
+from app.teach.publishing import Outcome, changeable_or_403, report_json, submit, summary, uploaded_or_404
 
 router = APIRouter(prefix="/api", dependencies=[Depends(deps.api_teacher)], tags=["teachers"])
 
@@ -74,8 +75,22 @@ async def delete(request: Request, snippet_id: str) -> dict:
     return {"deleted": snippet_id}
 
 
-@router.post("/snippets/{snippet_id}/strength", summary="Check strength: share of mutants the check catches")
+@router.post("/snippets/{snippet_id}/strength", status_code=202,
+             summary="Start the current version's check-strength analysis in the background")
 async def strength(request: Request, snippet_id: str) -> dict:
-    from ..snippets.strength import check_strength
     snippet = uploaded_or_404(request, snippet_id)
-    return strength_json(await check_strength(snippet, deps.sandbox_or_503(request)), snippet)
+    jobs = request.app.state.strength_jobs
+    job_id = jobs.start(snippet, deps.sandbox_or_503(request), deps.store(request).engine)
+    return {"version": snippet.version, **stored(deps.store(request).engine, snippet.id, snippet.version,
+                                                 jobs.get(job_id))}
+
+
+@router.get("/snippets/{snippet_id}/strength",
+            summary="Check strength of a version: progress, then every position (caught, weak, blind, untested)")
+async def strength_report(request: Request, snippet_id: str, v: str | None = None) -> dict:
+    snippet = uploaded_or_404(request, snippet_id)
+    version = v or snippet.version
+    jobs = request.app.state.strength_jobs
+    job_id = jobs.running(snippet.id, version)
+    return {"version": version, **stored(deps.store(request).engine, snippet.id, version,
+                                         jobs.get(job_id) if job_id else None)}

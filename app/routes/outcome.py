@@ -23,6 +23,7 @@ def result_context(drill: Drill, result: Result | None) -> dict:
         "correct": result.correct if result else "",
         "total": result.total if result else "",
         "accepted": result.accepted if result else "",
+        "unproven": result.unproven if result else "",
         "empty": result.empty if result else "",
         "has_diffs": bool(result and _wrong_pieces(drill, result)),
         "diffs": Deferred(lambda: diffs_html(drill, result)) if result else "",
@@ -39,7 +40,7 @@ def _wrong_pieces(drill: Drill, result: Result) -> list:
     if drill.unit == "token" or drill.mode != "random":
         return []
     labels = {h.key: h.label for h in drill.holes}
-    return [(labels[v.key], v) for v, state in zip(result.verdicts, result.states()) if state == "wrong"]
+    return [(labels[v.key], v) for v, state in zip(result.verdicts, result.states()) if state in ("wrong", "unproven")]
 
 
 def diffs_html(drill: Drill, result: Result) -> Markup:

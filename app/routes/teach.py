@@ -6,8 +6,8 @@ from app.web import deps
 from app.teach.auth import SESSION_COOKIE
 from app.web.errors import UserError
 from ..i18n import _
-from app.teach.publishing import changeable_or_403, report_json, status_of, strength_json, submit, summary, uploaded_or_404
-from ..snippets.places import survivor_places
+from app.teach.publishing import changeable_or_403, report_json, status_of, submit, summary, uploaded_or_404
+from ..teach.strength_pages import LEVELS, heatmap, state_names, stored
 from app.web.forms import read_fields
 from app.web.templating import render
 from .uploads import read_upload
@@ -35,10 +35,8 @@ def _page_json(request: Request, context: dict) -> dict:
         data.update(saved=bool(context.get("just_saved")), **report_json(context["report"]))
     if context.get("error"):
         data["error"] = context["error"]
-    if "job" in context:
-        job = context["job"]
-        data.update(job=context["job_id"], done=job.done, total=job.total, finished=job.finished, error=job.error,
-                    report=strength_json(job.report, context.get("strength_snippet")) if job.report else None)
+    if "analysis" in context:
+        data["strength"] = context["analysis"]
     return data
 
 
@@ -140,7 +138,8 @@ async def change_state(request: Request, snippet_id: str, action: str) -> Respon
         deps.catalog(request).delete(snippet_id)
         return RedirectResponse("/teach", status_code=303)
     if action == "strength":
-        job_id = request.app.state.strength_jobs.start(snippet, deps.sandbox_or_503(request))
+        job_id = request.app.state.strength_jobs.start(snippet, deps.sandbox_or_503(request),
+                                                       deps.store(request).engine)
         return _strength(request, job_id)
     raise UserError(404, _("页面不存在。"))
 
@@ -165,11 +164,29 @@ async def strength_progress(request: Request, job_id: str) -> Response:
     return _strength(request, job_id)
 
 
+@router.get("/snippets/{snippet_id}/strength")
+async def stored_strength(request: Request, snippet_id: str) -> Response:
+    """The current version's analysis, as far as it has come."""
+    deps.teacher_session(request)
+    snippet = uploaded_or_404(request, snippet_id)
+    job = request.app.state.strength_jobs.running(snippet.id, snippet.version)
+    return _strength_page(request, snippet, job and request.app.state.strength_jobs.get(job),
+                          f"/teach/snippets/{snippet.id}/strength")
+
+
 def _strength(request: Request, job_id: str) -> Response:
     job = request.app.state.strength_jobs.get(job_id)
     if job is None:
         raise UserError(404, _("这次检查强度的运行已经不存在，请重新开始。"))
     snippet = deps.library(request).get(job.snippet_id, job.version)
-    survivors = survivor_places(snippet, job.report.survivors) if job.report else []
-    return _page(request, "strength.html", job=job, job_id=job_id, survivors=survivors, strength_snippet=snippet)
+    if snippet is None:
+        raise UserError(404, _("没有找到片段 “%(id)s”。", id=job.snippet_id[:64]))
+    return _strength_page(request, snippet, job, f"/teach/strength/{job_id}")
 
+
+def _strength_page(request: Request, snippet, job, poll_url: str) -> Response:
+    analysis = stored(deps.store(request).engine, snippet.id, snippet.version, job)
+    report = analysis["report"]
+    return _page(request, "strength.html", analysis=analysis, poll_url=poll_url, snippet_id=snippet.id,
+                 heatmap=heatmap(snippet.code, report) if report else None, state_names=state_names(),
+                 levels=LEVELS)

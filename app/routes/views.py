@@ -4,7 +4,8 @@ from functools import lru_cache
 from markupsafe import Markup
 
 from ..engine.render import render_code
-from ..engine.tokens import DEFAULT_KINDS, KINDS
+from ..engine.inert import INERT_KINDS
+from ..engine.tokens import DEFAULT_KINDS, KINDS, candidate_spans
 from app.learn.feedback import Result
 from ..i18n import _
 from app.web.markdown import render_markdown
@@ -58,13 +59,16 @@ def unit_names() -> dict[str, str]:
 
 
 def kind_names() -> dict[str, str]:
-    return {"names": _("名称"), "literals": _("字面量"), "operators": _("运算符"), "punctuation": _("标点")}
+    return {"names": _("名称"), "literals": _("字面量"), "operators": _("运算符"), "punctuation": _("标点"),
+            "annotations": _("类型注解"), "docstrings": _("文档字符串"), "messages": _("消息文本")}
 
 
 def kind_toggles(drill: Drill) -> list[tuple[str, str, bool, tuple[str, ...] | None]]:
     """Each kind, whether it is chosen, and the kinds after toggling it (None: the last one left)."""
-    out = []
+    out, present = [], {s.kind for s in candidate_spans(drill.snippet.code)}
     for kind, name in kind_names().items():
+        if kind in INERT_KINDS and kind not in present:
+            continue  # offered only where the code has such places
         on = kind in drill.kinds
         toggled = tuple(k for k in KINDS if (k == kind) != (k in drill.kinds))
         out.append((kind, name, on, toggled or None))

@@ -20,8 +20,9 @@ from app.i18n.catalogs import compile_stale
 from ..sandbox.types import Verdict
 from .files import MAX_BYTES
 from ..sandbox.packages import parse_setting
-from .places import survivor_places
+from .mutants import PER_POSITION
 from .strength import check_strength
+from .strength_report import report_data
 from .validate import validate
 
 RUN_SECONDS = 30  # per run without the sandbox; generous, since importing torch takes a while
@@ -134,17 +135,26 @@ async def _check_file(name: str, runner, args) -> bool:
     print(f"{name}: ok")
     if args.strength:
         _print_strength(name, report.snippet, await check_strength(
-            report.snippet, runner, max_mutants=args.max_mutants, budget_seconds=args.budget))
+            report.snippet, runner, per_position=args.per_position, budget_seconds=args.budget))
     return True
 
 
 def _print_strength(name: str, snippet, strength) -> None:
-    not_run = len(strength.results) - strength.total_run
-    print(f"{name}: check strength {strength.score:.0%}: {strength.caught} of {strength.total_run} mutants caught"
-          + (f", {not_run} not run" if not_run else "") + f" ({strength.seconds:.1f} s)")
-    for s in survivor_places(snippet, strength.survivors):
-        print(f"{name}:{s['line']}:{s['column']}: mutant {s['original']!r} → {s['replacement']!r} survives")
-        print(f"    {s['text']}")
+    """A summary line, then every position and every surviving or likely equivalent mutant as
+    `FILE:LINE:COLUMN: …: the line's text` (the column counts in the drill code)."""
+    data = report_data(strength, snippet)
+    not_run = data["mutants"] - data["run"]
+    counts = ", ".join(f"{n} {state}" for state, n in data["counts"].items())
+    print(f"{name}: check strength {data['score']:.0%}: {data['caught']} of {data['run'] - len(data['equivalent'])} "
+          f"mutants caught" + (f", {not_run} not run" if not_run else "")
+          + f", {len(data['equivalent'])} likely equivalent; {len(data['positions'])} positions: {counts}"
+          + f" ({strength.seconds:.1f} s)")
+    for p in data["positions"]:
+        print(f"{name}:{p['file_line']}:{p['column']}: {p['state']} {p['text']!r}: {p['line_text'].strip()}")
+    for word, key in (("survives", "survivors"), ("likely equivalent", "equivalent")):
+        for m in data[key]:
+            print(f"{name}:{m['file_line']}:{m['column']}: mutant {m['original']!r} → {m['replacement']!r} {word}: "
+                  f"{m['line_text'].strip()}")
 
 
 def problem_line(name: str, problem) -> str:
@@ -162,11 +172,13 @@ def _parser() -> argparse.ArgumentParser:
     check = commands.add_parser("check", help="validate snippet files")
     check.add_argument("files", nargs="+", metavar="FILE")
     check.add_argument("--no-run", action="store_true", help="check the format only; run no code")
-    check.add_argument("--strength", action="store_true", help="also measure how many mutants the check catches")
+    check.add_argument("--strength", action="store_true",
+                       help="also measure the check at every position: a few mutants each, caught or not")
     check.add_argument("--runner", choices=("auto", "sandbox", "python"), default="auto",
                        help="where code runs: the sandbox, a plain python subprocess, or the first that works")
-    check.add_argument("--max-mutants", type=int, default=40, metavar="N")
-    check.add_argument("--budget", type=float, default=60, metavar="SECONDS", help="time for all mutants of a file")
+    check.add_argument("--per-position", type=int, default=PER_POSITION, metavar="N",
+                       help="mutants at most per position")
+    check.add_argument("--budget", type=float, default=300, metavar="SECONDS", help="time for all mutants of a file")
     return parser
 
 
@@ -194,8 +206,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.strength and args.no_run:
         parser.error("--strength runs code; it cannot be combined with --no-run")
-    if args.max_mutants < 1 or args.budget <= 0:
-        parser.error("--max-mutants and --budget must be positive")
+    if args.per_position < 1 or args.budget <= 0:
+        parser.error("--per-position and --budget must be positive")
     compile_stale()  # problems are UI text, in the server's default language
     set_language(supported(os.environ.get("CODECLOZE_LANGUAGE")) or "zh")
     try:

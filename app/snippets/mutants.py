@@ -2,25 +2,27 @@
 
 Each replaces one eligible token by a wrong one of the same kind (a nearby name, a swapped
 operator, a changed number or string) and still compiles, so only the check can catch it.
+Every eligible position gets a few; they depend on the code alone (the random draws are seeded
+by its text), so an edit of the check alone is measured against exactly the same mutants.
 """
 import ast
+import hashlib
 import random
-import re
 from dataclasses import dataclass
 
-from ..engine.tokens import Span, candidate_spans
+from ..engine.tokens import Span, candidate_spans, eligible_spans
 from .model import Snippet
 
-# The operator a learner might write instead. Brackets, commas, colons and dots are left out:
+PER_POSITION = 3  # mutants at most per eligible token
+# The operators a learner might write instead. Brackets, commas, colons and dots are left out:
 # swapping them gives syntax errors, which say nothing about the check.
-OPERATORS = {"+": "-", "-": "+", "*": "/", "/": "*", "@": "*", "//": "/", "%": "//", "**": "*",
-             "<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "!=", "!=": "==", "&": "|", "|": "&",
-             "^": "|", "<<": ">>", ">>": "<<", "+=": "-=", "-=": "+=", "*=": "/=", "/=": "*=",
-             "//=": "/=", "%=": "//=", "@=": "*=", "**=": "*="}
+OPERATORS = {"+": ("-", "*"), "-": ("+", "/"), "*": ("/", "+"), "/": ("*", "//"), "@": ("*",),
+             "//": ("/", "%"), "%": ("//",), "**": ("*",), "<": (">", "<="), ">": ("<", ">="),
+             "<=": (">=", "<"), ">=": ("<=", ">"), "==": ("!=",), "!=": ("==",), "&": ("|",), "|": ("&",),
+             "^": ("|",), "<<": (">>",), ">>": ("<<",), "+=": ("-=", "*="), "-=": ("+=",), "*=": ("/=", "+="),
+             "/=": ("*=",), "//=": ("/=",), "%=": ("//=",), "@=": ("*=",), "**=": ("*=",), "~": ("-",)}
 STRINGS = {"-inf": "inf", "inf": "-inf", "+inf": "-inf", "nan": "inf"}
-NEAREST = 3  # a wrong name is drawn from the few names used closest to the right one
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
-_DECLARED = re.compile(r"(?:async\s+)?(?:def|class)\s+")
 
 
 @dataclass(frozen=True)
@@ -33,31 +35,33 @@ class Mutant:
     code: str
 
 
-def mutants(snippet: Snippet, max_mutants: int = 40) -> list[Mutant]:
-    """A deterministic sample of compiling mutants, spread over the lines, blanks first."""
+def mutants(snippet: Snippet, per_position: int = PER_POSITION) -> list[Mutant]:
+    """Up to `per_position` compiling mutants at every eligible token, in code order."""
     code = snippet.code
     spans = candidate_spans(code)  # every kind, punctuation too: `.` tells attributes apart
-    tree = _tree(code)
-    inert, scopes = _inert_offsets(tree, code), _scopes(tree)
+    positions = {s.index for s in eligible_spans(code)}  # inert places and punctuation are none
+    scopes = _scopes(_tree(code))
     lines = [code.count("\n", 0, s.start) + 1 for s in spans]
     variables = set().union(*(names for _, names in scopes))
     kinds = [_kind(s, spans, code, variables) for s in spans]
     pools: dict[str, list[tuple[int, str]]] = {"variable": [], "name": [], "attribute": [], "string": []}
     for span, line, kind in zip(spans, lines, kinds):
-        if kind in pools and (kind != "string" or (span.start not in inert and _is_str(span.text))):
+        if kind in pools and span.index in positions and (kind != "string" or _is_str(span.text)):
             pools[kind].append((line, span.text))
-    rng = random.Random(f"strength:{snippet.version}")
-    viable = []
+    seed = hashlib.sha256(code.encode()).hexdigest()
+    out = []
     for span, line, kind in zip(spans, lines, kinds):
+        if span.index not in positions:
+            continue
         pool = _in_scope(pools["variable"], line, scopes) if kind == "variable" else pools.get(kind, [])
-        new = None if span.start in inert else _replacement(span.text, kind, line, pool, rng)
-        if new is not None and _compiles(mutated := code[:span.start] + new + code[span.end:]):
-            column = span.start - code.rfind("\n", 0, span.start)
-            viable.append(Mutant(span.index, line, column, span.text, new, mutated))
-    blanked = {s.index for s in spans if any(b.start <= s.start and s.end <= b.end for b in snippet.blanks)}
-    chosen = _spread([m for m in viable if m.span_index in blanked], max_mutants, rng)
-    chosen += _spread([m for m in viable if m.span_index not in blanked], max_mutants - len(chosen), rng)
-    return sorted(chosen, key=lambda m: m.span_index)
+        rng = random.Random(f"strength:{seed}:{span.index}")  # one position's draw never moves another's
+        column = span.start - code.rfind("\n", 0, span.start)
+        made = 0
+        for new in _replacements(span.text, kind, line, pool, rng):
+            if made < per_position and _compiles(mutated := code[:span.start] + new + code[span.end:]):
+                out.append(Mutant(span.index, line, column, span.text, new, mutated))
+                made += 1
+    return out
 
 
 def _kind(span: Span, spans: tuple[Span, ...], code: str, bound: set[str]) -> str:
@@ -74,33 +78,31 @@ def _kind(span: Span, spans: tuple[Span, ...], code: str, bound: set[str]) -> st
     return "string" if text[-1] in "'\"" else "operator"
 
 
-def _replacement(text: str, kind: str, line: int, pool, rng: random.Random) -> str | None:
-    """A plausible wrong token of the same kind, or None for tokens not worth mutating."""
+def _replacements(text: str, kind: str, line: int, pool, rng: random.Random) -> list[str]:
+    """Plausible wrong tokens of the same kind, none for tokens not worth mutating."""
     if kind == "number":
-        return _number(text)
+        return _numbers(text)
     if kind == "operator":
-        return OPERATORS.get(text)
+        return list(OPERATORS.get(text, ()))
     if kind != "string":
         return _nearest(text, line, pool, rng)
     if not _is_str(text):
-        return None  # f-strings and bytes
+        return []  # f-strings and bytes
     value = ast.literal_eval(text)
     others = [(n, t) for n, t in pool if ast.literal_eval(t) != value]
-    return repr(STRINGS[value]) if value in STRINGS else _nearest(text, line, others, rng) or repr(value + "x")
+    first = [repr(STRINGS[value])] if value in STRINGS else []
+    return list(dict.fromkeys([*first, *_nearest(text, line, others, rng), repr(value + "x")]))
 
 
-def _nearest(text: str, line: int, pool: list[tuple[int, str]], rng: random.Random) -> str | None:
-    """One of the few other tokens used closest by, look-alikes first (`m_new` for `m`)."""
+def _nearest(text: str, line: int, pool: list[tuple[int, str]], rng: random.Random) -> list[str]:
+    """The other tokens of the pool, look-alikes first (`m_new` for `m`), then by distance in
+    lines; ties in random order. The caller keeps the first few that compile."""
     distance: dict[str, int] = {}
     for other_line, other in pool:
         if other != text:
             distance[other] = min(abs(other_line - line), distance.get(other, 1 << 30))
-    similar = {t: d for t, d in distance.items() if _looks_alike(t, text)}
-    distance = similar or distance
-    if not distance:
-        return None
-    cutoff = sorted(distance.values())[:NEAREST][-1]  # ties at the cutoff all stay in the draw
-    return rng.choice(sorted(t for t, d in distance.items() if d <= cutoff))
+    order = {t: rng.random() for t in sorted(distance)}
+    return sorted(distance, key=lambda t: (not _looks_alike(t, text), distance[t], order[t]))
 
 
 def _looks_alike(a: str, b: str) -> bool:
@@ -119,14 +121,14 @@ def _is_str(text: str) -> bool:
     return isinstance(_literal(text), str)
 
 
-def _number(text: str) -> str | None:
-    """The literal changed but of the same type: 0→1, n→n+1, 1.0→2.0, 0.0→1.0."""
+def _numbers(text: str) -> list[str]:
+    """The literal changed but of the same type: n→n+1, n-1; 1.0→2.0, 0.5; 0.0→1.0, -1.0."""
     value = _literal(text)
+    if isinstance(value, bool) or not isinstance(value, int | float | complex):
+        return []
     if isinstance(value, int):
-        return str(value + 1)
-    if isinstance(value, float | complex):
-        return repr(value * 2 if value else value + 1)
-    return None
+        return [str(value + 1), str(value - 1)]
+    return [repr(value * 2), repr(value / 2)] if value else [repr(value + 1), repr(value - 1)]
 
 
 def _tree(code: str) -> ast.Module:
@@ -164,43 +166,6 @@ def _in_scope(pool: list[tuple[int, str]], line: int, scopes) -> list[tuple[int,
     return [(n, t) for n, t in pool if t in visible]
 
 
-def _inert_offsets(tree: ast.Module, code: str) -> set[int]:
-    """Starts of tokens whose mutants say nothing: docstrings and other bare strings, print/assert/
-    raise messages, names a def, class or parameter declares, keyword-argument names (a wrong one
-    is a TypeError under any check), and the sign of a literal (the number's own mutant covers it;
-    `dim=+1` is `dim=-1` on 2-D input)."""
-    rows = code.split("\n")
-    starts = [0]
-    for row in rows:
-        starts.append(starts[-1] + len(row) + 1)
-
-    def offset(node) -> int:  # ast columns count UTF-8 bytes
-        if node.lineno > len(rows):
-            return -1  # a line break Python counts and str.split does not (a lone \r)
-        row = rows[node.lineno - 1].encode()[:node.col_offset]
-        return starts[node.lineno - 1] + len(row.decode("utf-8", "ignore"))
-
-    out: set[int] = set()
-    for node in ast.walk(tree):
-        quiet = []
-        if isinstance(node, ast.arg | ast.keyword) or (
-                isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant)):
-            out.add(offset(node))
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            at = offset(node)
-            declared = _DECLARED.match(code, at)
-            out.add(declared.end() if declared else at)
-        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
-            quiet = [node.value]
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
-            quiet = [*node.args, *(k.value for k in node.keywords)]
-        elif isinstance(node, ast.Assert | ast.Raise):
-            quiet = [node.msg if isinstance(node, ast.Assert) else node.exc]
-        out.update(offset(n) for q in quiet if q for n in ast.walk(q)
-                   if isinstance(n, ast.Constant) and isinstance(n.value, str))
-    return out
-
-
 def _compiles(code: str) -> bool:
     # A syntax error is "caught" by any check at all, so it says nothing about this one.
     try:
@@ -208,23 +173,3 @@ def _compiles(code: str) -> bool:
     except (SyntaxError, ValueError):
         return False
     return True
-
-
-def _spread(candidates: list[Mutant], k: int, rng: random.Random) -> list[Mutant]:
-    """Up to k mutants, one per line per round; a partial round takes evenly spaced lines."""
-    by_line: dict[int, list[Mutant]] = {}
-    for mutant in candidates:
-        by_line.setdefault(mutant.line, []).append(mutant)
-    for group in by_line.values():
-        rng.shuffle(group)
-    chosen: list[Mutant] = []
-    for depth in range(max(map(len, by_line.values()), default=0)):
-        layer = [g[depth] for _, g in sorted(by_line.items()) if len(g) > depth]
-        need = k - len(chosen)
-        if need <= 0:
-            break
-        if len(layer) > need:
-            shift = rng.random()
-            layer = [layer[int((i + shift) * len(layer) / need)] for i in range(need)]
-        chosen += layer
-    return chosen

@@ -69,14 +69,3 @@ def marked_column(marked: str, column: int) -> int:
             return column + shift + opening
         shift += len(match.group(0)) - len(match.group(2))
     return column + shift
-
-
-def survivor_places(snippet, survivors) -> list[dict]:
-    """Surviving mutants at their file places: what every report of check strength shows."""
-    out = []
-    for result in survivors:
-        m = result.mutant
-        place = file_place(snippet.source, "code", m.line, m.column) if snippet else None
-        where = place.as_json() if place else {"line": m.line, "column": m.column, "text": ""}
-        out.append({**where, "original": m.original, "replacement": m.replacement})
-    return out

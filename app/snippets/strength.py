@@ -1,5 +1,9 @@
-"""How strong a snippet's check is: one-token mutants of the reference code, and the share of
-them the check catches. A mutant that passes is a slip a learner could make and be told "passed".
+"""How strong a snippet's check is, position by position: a few one-token mutants of the
+reference code at every eligible token, each run against the check in the sandbox.
+
+A position is *caught* when the check catches every mutant there (likely equivalent ones
+aside), *weak* when some survive, *blind* when none is caught, *untested* when no mutant could be
+made or run. Only at caught positions can a passing run vouch for an answer token match rejects.
 """
 import asyncio
 import time
@@ -7,27 +11,55 @@ from dataclasses import dataclass
 
 from .jobs import job_for
 from ..sandbox.types import SandboxBusy, SandboxUnavailable
+from .equivalence import observed_job, same_observation
 from .model import Snippet
-from .mutants import Mutant, mutants
+from .mutants import PER_POSITION, Mutant, mutants
 
 NOT_RUN = "not run"
 BUSY_RETRY_SECONDS = 0.2
+SEEDS = (1, 2, 3)  # differently seeded runs a survivor must pass unchanged to be likely equivalent
+STATES = ("caught", "weak", "blind", "untested")
 
 
 @dataclass(frozen=True)
 class MutantResult:
     mutant: Mutant
     status: str  # the verdict's status, or "not run"
+    equivalent: bool = False  # survived every seeded run and changed nothing observed
 
     @property
     def caught(self) -> bool:
         return self.status not in ("passed", NOT_RUN)
+
+    @property
+    def survived(self) -> bool:
+        return self.status == "passed" and not self.equivalent
+
+
+@dataclass(frozen=True)
+class Position:
+    span_index: int
+    line: int
+    column: int
+    text: str
+    results: tuple[MutantResult, ...]
+
+    @property
+    def state(self) -> str:
+        ran = [r for r in self.results if r.status != NOT_RUN]
+        caught = sum(r.caught for r in ran)
+        if not ran or len(ran) < len(self.results):
+            return "untested"  # no mutant, or one the budget left unrun: nothing vouches for the check
+        if not caught:
+            return "blind"
+        return "weak" if any(r.survived for r in ran) else "caught"
 
 
 @dataclass(frozen=True)
 class StrengthReport:
     results: tuple[MutantResult, ...]
     seconds: float
+    positions: tuple[Position, ...] = ()
 
     @property
     def caught(self) -> int:
@@ -38,50 +70,110 @@ class StrengthReport:
         return sum(r.status != NOT_RUN for r in self.results)
 
     @property
+    def equivalent(self) -> list[MutantResult]:
+        return [r for r in self.results if r.equivalent]
+
+    @property
     def score(self) -> float:
-        """Caught share of the mutants that ran (0 when none ran)."""
-        return self.caught / self.total_run if self.total_run else 0.0
+        """Caught share of the mutants that ran, likely equivalent ones aside (0 when none ran)."""
+        counted = self.total_run - len(self.equivalent)
+        return self.caught / counted if counted > 0 else 0.0
 
     @property
     def survivors(self) -> list[MutantResult]:
-        return [r for r in self.results if r.status == "passed"]
+        return [r for r in self.results if r.survived]
+
+    @property
+    def complete(self) -> bool:
+        return all(r.status != NOT_RUN for r in self.results)
+
+    def counts(self) -> dict[str, int]:
+        states = [p.state for p in self.positions]
+        return {state: states.count(state) for state in STATES}
+
+    def caught_positions(self) -> frozenset[int]:
+        return frozenset(p.span_index for p in self.positions if p.state == "caught")
 
 
-async def check_strength(snippet: Snippet, sandbox, *, max_mutants: int = 40, budget_seconds: float = 60,
-                         on_progress=None) -> StrengthReport:
-    """Runs each mutant against the check; meant for a snippet whose reference code passes.
+async def check_strength(snippet: Snippet, sandbox, *, per_position: int = PER_POSITION,
+                         budget_seconds: float = 300, on_progress=None) -> StrengthReport:
+    """Runs every mutant against the check; meant for a snippet whose reference code passes.
 
     Mutants not finished within the budget are reported as "not run", never as caught.
     """
     started = time.monotonic()
-    todo = await asyncio.to_thread(mutants, snippet, max_mutants)  # compiling each keeps a loop busy
+    todo = await asyncio.to_thread(mutants, snippet, per_position)  # compiling each keeps a loop busy
     deadline = started + budget_seconds
     # At most one job per sandbox worker: the sandbox's queue is shared with learners, who
     # should not get "busy" because an author is measuring a check.
     slots = asyncio.Semaphore(getattr(sandbox, "workers", None) or 4)
-    done = 0
-    if on_progress:
-        on_progress(0, len(todo))
+    progress = _Progress(on_progress, len(todo))
 
-    async def one(mutant: Mutant) -> MutantResult:
-        nonlocal done
+    async def run(job, counted: bool = True):
         async with slots:
-            status = await _status(sandbox, job_for(snippet, mutant.code), deadline)
-        done += 1
-        if on_progress:
-            on_progress(done, len(todo))
-        return MutantResult(mutant, status)
+            verdict = await _verdict(sandbox, job, deadline)
+        if counted:
+            progress.step()
+        return verdict
 
-    results = await asyncio.gather(*map(one, todo))
-    return StrengthReport(tuple(results), time.monotonic() - started)
+    verdicts = await asyncio.gather(*(run(job_for(snippet, m.code)) for m in todo))
+    results = [MutantResult(m, v.status if v else NOT_RUN) for m, v in zip(todo, verdicts)]
+    results = await _mark_equivalent(snippet, results, run, progress)
+    return StrengthReport(tuple(results), time.monotonic() - started, _positions(snippet, results))
 
 
-async def _status(sandbox, job, deadline: float) -> str:
+async def _mark_equivalent(snippet: Snippet, results: list[MutantResult], run, progress) -> list[MutantResult]:
+    """Survivors rerun under other seeds, traced, and compared to the reference code's runs."""
+    survivors = [i for i, r in enumerate(results) if r.status == "passed"]
+    if not survivors:
+        return results
+    progress.more(len(SEEDS) * (len(survivors) + 1))
+    reference = await asyncio.gather(*(run(observed_job(snippet, snippet.code, k)) for k in SEEDS))
+    for i in survivors:
+        runs = await asyncio.gather(*(run(observed_job(snippet, results[i].mutant.code, k)) for k in SEEDS))
+        if all(same_observation(a, b, results[i].mutant.line) for a, b in zip(reference, runs)):
+            results[i] = MutantResult(results[i].mutant, results[i].status, equivalent=True)
+    return results
+
+
+def _positions(snippet: Snippet, results: list[MutantResult]) -> tuple[Position, ...]:
+    """Every eligible token, with its mutants' results (none where no mutant could be made)."""
+    from ..engine.tokens import eligible_spans
+    by_span: dict[int, list[MutantResult]] = {}
+    for result in results:
+        by_span.setdefault(result.mutant.span_index, []).append(result)
+    code, out = snippet.code, []
+    for span in eligible_spans(code):
+        line = code.count("\n", 0, span.start) + 1
+        column = span.start - code.rfind("\n", 0, span.start)
+        out.append(Position(span.index, line, column, span.text, tuple(by_span.get(span.index, ()))))
+    return tuple(out)
+
+
+class _Progress:
+    def __init__(self, report, total: int):
+        self.report, self.done, self.total = report, 0, total
+        self._say()
+
+    def step(self) -> None:
+        self.done += 1
+        self._say()
+
+    def more(self, n: int) -> None:
+        self.total += n
+        self._say()
+
+    def _say(self) -> None:
+        if self.report:
+            self.report(self.done, self.total)
+
+
+async def _verdict(sandbox, job, deadline: float):
     while (left := deadline - time.monotonic()) > 0:
         try:
-            return (await asyncio.wait_for(sandbox.run(job), left)).status
+            return await asyncio.wait_for(sandbox.run(job), left)
         except SandboxBusy:
             await asyncio.sleep(min(BUSY_RETRY_SECONDS, left))
         except (asyncio.TimeoutError, SandboxUnavailable):
-            return NOT_RUN
-    return NOT_RUN
+            return None
+    return None

@@ -1,1 +1,6 @@
-"""What teachers do: bring a course, assign work to classes."""
+"""Teaching: the catalog of snippets (bundled and uploaded, drafts and versions), publishing (uploads,
+edits, a course at once), check-strength analyses and their pages, assignments, teacher sign-in, and
+the `codecloze` command line.
+
+May import engine, snippets, sandbox, db, memory, classes, i18n and web; never routes.
+"""

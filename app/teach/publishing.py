@@ -8,7 +8,7 @@ from app.web.errors import UserError
 from app.i18n import _
 from app.snippets.errors import Problem
 from app.snippets.model import Snippet
-from app.snippets.places import file_place, survivor_places
+from app.snippets.places import file_place
 from app.snippets.validate import Report, validate
 
 
@@ -44,7 +44,16 @@ async def submit(request: Request, data: bytes | str, snippet_id: str, *, editin
     if not report.ok:
         return Outcome(report, None)
     catalog.save(report.snippet)
+    analyse(request, report.snippet)
     return Outcome(report, report.snippet)
+
+
+def analyse(request: Request, snippet: Snippet) -> str | None:
+    """Starts the version's check-strength analysis in the background (None: execution is off)."""
+    sandbox = request.app.state.sandbox
+    if sandbox is None:
+        return None
+    return request.app.state.strength_jobs.start(snippet, sandbox, deps.store(request).engine)
 
 
 def status_of(request: Request, snippet: Snippet) -> str:
@@ -72,9 +81,3 @@ def _verdict_place(report: Report) -> dict | None:
     verdict, snippet = report.verdict, report.snippet
     place = file_place(snippet.source, verdict.part, verdict.line) if snippet and not verdict.passed else None
     return place.as_json() if place else None
-
-
-def strength_json(report, snippet: Snippet | None) -> dict:
-    """Survivors at their file line, column and line text (the page and the CLI say the same)."""
-    return {"caught": report.caught, "run": report.total_run, "score": report.score,
-            "survivors": survivor_places(snippet, report.survivors)}

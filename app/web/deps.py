@@ -107,4 +107,6 @@ def remember_learner(response: Response, learner: Learner) -> Response:
 
 def grading_services(request: Request) -> Services:
     """What grading a submission uses, from the app's state."""
-    return Services(store(request), request.app.state.sandbox, settings(request).max_answer_chars)
+    state = request.app.state
+    return Services(store(request), state.sandbox, getattr(state, "strength_jobs", None),
+                    settings(request).max_answer_chars)
