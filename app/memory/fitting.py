@@ -2,16 +2,17 @@
 
 The store tells the fitter which learners it just wrote; a thread of the fitter reads their
 review counts and, for a learner with enough reviews and none fitted on as many yet, runs the
-`fsrs` Optimizer in a separate process (it imports torch and runs for seconds: never in the
-web process's event loop, never while a response waits). The parameters are stored, and every
+`fsrs` Optimizer in a separate process (it imports torch and runs for a minute or more: never
+in the web process, never while a response waits). The parameters are stored, and every
 later review, due date and review mask of that learner uses them (learner_model.py).
 """
 import logging
+import os
 import queue
+import subprocess
+import sys
 import threading
-from concurrent.futures import ProcessPoolExecutor
 from datetime import datetime, timezone
-from multiprocessing import get_context
 
 from sqlalchemy import select
 
@@ -22,6 +23,7 @@ from .tables import models
 
 log = logging.getLogger("codecloze.memory")
 REFIT_FACTOR = 2  # fit again once the reviews doubled since the last fit
+FIT_SECONDS = 1800  # a fit still running after this is ended
 
 
 def review_logs(db, learner: str) -> list:
@@ -80,7 +82,7 @@ class Fitter:
         self._waiting: queue.Queue = queue.Queue()
         self._queued: set[str] = set()
         self._lock = threading.Lock()
-        self._pool: ProcessPoolExecutor | None = None
+        self._process: subprocess.Popen | None = None
         self._thread = threading.Thread(target=self._run, name="fsrs-fitter", daemon=True)
         self.fitted = 0
         if minimum > 0:
@@ -110,15 +112,29 @@ class Fitter:
                 models.c.learner == learner)).first()
         if row is None or not needs_fit(row.reviews, row.fitted_reviews, self.minimum):
             return
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn"))
-        reviews = self._pool.submit(fit_learner, self.url, learner).result()
-        self.fitted += 1
-        log.info("fitted FSRS parameters", extra={"reviews": reviews})
+        # The database URL goes in the environment, not the command line (other users see that).
+        env = {**os.environ, "CODECLOZE_FIT_URL": self.url, "OMP_NUM_THREADS": "1"}
+        self._process = subprocess.Popen([sys.executable, "-m", "app.memory.fitting", learner], env=env,
+                                         stdin=subprocess.DEVNULL)
+        try:
+            code = self._process.wait(FIT_SECONDS)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            code = self._process.wait()
+        if code == 0:
+            self.fitted += 1
+            log.info("fitted FSRS parameters")
+        else:
+            log.warning("fitting FSRS parameters failed", extra={"exit_code": code})
 
     def close(self) -> None:
         if self._thread.is_alive():
             self._waiting.put(None)
             self._thread.join(timeout=5)
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+        if self._process is not None and self._process.poll() is None:
+            self._process.kill()
+            self._process.wait()
+
+
+if __name__ == "__main__":  # the fitting process: python -m app.memory.fitting LEARNER
+    fit_learner(os.environ["CODECLOZE_FIT_URL"], sys.argv[1])

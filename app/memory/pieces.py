@@ -12,7 +12,7 @@ from ..engine.mask import blank_count
 from ..engine.tokens import DEFAULT_KINDS, eligible_spans
 from ..engine.units import Piece, _aligned, _around, _length, line_pieces, span_pieces
 from .policy import CHOSEN, Policy, read_once, scores
-from .review import Review
+from .review import Review, whole_second
 from .schedule import SCHEDULER
 
 
@@ -33,6 +33,7 @@ def token_scores(code: str, memory: dict, at: datetime, rng: random.Random, poli
 def piece_review(version: str, code: str, unit: str, rate: int, seed: int, memory: dict, at: datetime,
                  policy: Policy = CHOSEN, scheduler=SCHEDULER, retention: float = 0.9,
                  first_seen: float | None = None) -> Review:
+    at = whole_second(at)  # the time the URL states: the same mask again from it
     rng = random.Random(f"review:{version}:{unit}:{rate}:{seed}")
     score = token_scores(code, memory, at, rng, policy, scheduler, retention, first_seen)
     left = blank_count(rate, len(score))

@@ -46,6 +46,7 @@ def review_mask(version: str, eligible: tuple[int, ...], rate: int, seed: int, m
     """`eligible`: the span indices a blank may take; `memory`: span index → row with stability,
     difficulty and last_review (see state.token_memory); `first_seen`: unix time the learner
     first opened the snippet (then tokens never tested compete too, see policy.py)."""
+    at = whole_second(at)  # the time the URL states: the same mask again from it
     k = blank_count(rate, len(eligible))
     rng = random.Random(f"review:{version}:{rate}:{seed}")
     allowed = set(eligible)
@@ -68,6 +69,10 @@ def review_mask(version: str, eligible: tuple[int, ...], rate: int, seed: int, m
                                                                                    len(fresh) - n_fresh))
     low = tuple(sorted(i for i in rest if i in tested))
     return Review(round(at.timestamp()), low, tuple(sorted(set(picked_fresh) | (set(rest) - set(tested)))))
+
+
+def whole_second(at: datetime) -> datetime:
+    return datetime.fromtimestamp(round(at.timestamp()), at.tzinfo)
 
 
 def encode(indices: tuple) -> str:
