@@ -1,12 +1,11 @@
 """Per-learner FSRS parameters are fitted in the background, never while a request waits."""
 import random
-
-import pytest
 import time
 import urllib.parse
 import urllib.request
 from datetime import datetime, timedelta, timezone
 
+import pytest
 from fsrs.scheduler import DEFAULT_PARAMETERS
 from sqlalchemy import select
 

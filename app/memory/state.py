@@ -12,12 +12,6 @@ def learner_cards(db, learner: str) -> list:
     return db.execute(select(cards).where(cards.c.learner == learner)).all()
 
 
-def due_cards(db, learner: str, at: datetime) -> list:
-    """Cards due by `at`, soonest first."""
-    return db.execute(select(cards).where(cards.c.learner == learner, cards.c.due <= at)
-                      .order_by(cards.c.due, cards.c.snippet_id, cards.c.item)).all()
-
-
 def token_memory(db, learner: str, snippet_id: str, version: str, code: str, card_version: str | None = None) -> dict:
     """Memory rows of `version`'s tokens by span index; for a version not practised yet, the
     rows of the version last practised, mapped onto it (unmatched tokens have none)."""

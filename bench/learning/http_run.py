@@ -25,6 +25,7 @@ import numpy as np
 
 from app.memory.identity import Identity
 from app.memory.learner_model import learner_model
+from app.memory.policy import CHOSEN
 from app.memory.review import review_mask
 from app.memory.state import card_version, first_seen, token_memory
 from app.store import make_engine
@@ -135,8 +136,7 @@ def main() -> int:
             proc.wait(10)
             engine.dispose()
     served = {name: outcomes(model, times[-1]) for name, (_, model) in learners.items()}
-    local = run_pair("fsrs", REGIME, snippet, 0, {"random": "random", "review": __import__(
-        "app.memory.policy", fromlist=["CHOSEN"]).CHOSEN})
+    local = run_pair("fsrs", REGIME, snippet, 0, {"random": "random", "review": CHOSEN})
     print(f"HTTP run: {snippet.id}, {len(times)} sessions of {REGIME.rate} % over {REGIME.days} days, "
           f"{seconds:.0f} s; served review masks equal to the in-process choice: {same} of {len(times)}")
     print("| learner | run | recall +0 | +7 | +30 | known +7 |\n|---|---|---|---|---|---|")

@@ -18,9 +18,9 @@ from app.db.tables import metadata
 from app.engine.mask import random_mask
 from app.engine.tokens import eligible_spans
 from app.memory import tables as _memory_tables  # noqa: F401 (registers the memory tables)
-from app.memory.policy import Policy
+from app.memory.learner_model import learner_model
+from app.memory.policy import Policy, curve, read_once
 from app.memory.review import review_mask
-from app.memory.schedule import SCHEDULER
 from app.memory.state import card_version, first_seen, token_memory
 from app.memory.update import apply_attempts
 
@@ -44,8 +44,8 @@ class Learner:
     key: str
     model: object
     policy: Policy | str  # a Policy, "random" or "oracle"
-    scheduler: object = field(default=None)
     log: list = field(default_factory=list)  # (day, span, recalled) of every blank
+    predicted: list | None = None  # (the app's predicted recall, recalled) of every blank, when asked
 
 
 def outcomes(model, last: float) -> dict:
@@ -70,17 +70,36 @@ def choose(learner: Learner, db, snippet, spans, rate: int, seed: int, t: float)
     at = START + timedelta(days=t)
     memory = token_memory(db, learner.key, snippet.id, snippet.version, snippet.code,
                           card_version(db, learner.key, snippet.id))
+    model = learner_model(db, learner.key)  # fitted parameters, once stored, drive the mask
     review = review_mask(snippet.version, tuple(s.index for s in spans), rate, seed, memory, at,
-                         policy=learner.policy, scheduler=learner.scheduler or SCHEDULER,
+                         policy=learner.policy, scheduler=model.scheduler, retention=model.retention,
                          first_seen=first_seen(db, learner.key, snippet.id))
     position = {s.index: p for p, s in enumerate(spans)}
     return np.array(sorted(position[i] for i in review.chosen))
 
 
+def _predicted(learner: Learner, db, snippet, spans, picked, t: float) -> list[float]:
+    """What the app's model predicts of each blank's recall (a token never tested: read at first sight)."""
+    memory = token_memory(db, learner.key, snippet.id, snippet.version, snippet.code,
+                          card_version(db, learner.key, snippet.id))
+    scheduler, seen = learner_model(db, learner.key).scheduler, first_seen(db, learner.key, snippet.id)
+    now = (START + timedelta(days=t)).timestamp()
+    out = []
+    for p in picked.tolist():
+        row = memory.get(spans[p].index)
+        if row is None or row.stability is None:
+            row = read_once(spans[p].index, min(seen or now, now), scheduler)
+        out.append(curve(scheduler, (now - row.last_review) / 86400, row.stability))
+    return out
+
+
 def session(learner: Learner, engine, snippet, spans, rate: int, seed: int, t: float, u: np.ndarray) -> None:
     with engine.connect() as db:
         picked = choose(learner, db, snippet, spans, rate, seed, t)
+        predicted = _predicted(learner, db, snippet, spans, picked, t) if learner.predicted is not None else None
     recalled = u[picked] < learner.model.recall(t)[picked]
+    if predicted is not None:
+        learner.predicted += list(zip(predicted, recalled.tolist()))
     learner.model.review(picked, t, recalled)
     blanks = tuple({"span": spans[p].index, "key": f"s{spans[p].index}", "expected": spans[p].text,
                     "given": spans[p].text if ok else "?", "state": "right" if ok else "wrong"}
