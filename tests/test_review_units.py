@@ -90,3 +90,24 @@ def test_due_dates_follow_the_desired_retention():
     assert (default - at).days == 10  # R(t = S) = 0.9: due when a stability's worth of days passed
     learning = scheduler_for(None, 0.9).review_card(Card(), Rating.Good, at)[0]
     assert due_at(SimpleNamespace(fsrs=learning.to_dict(), due=learning.due), scheduler_for(None, 0.95)) == learning.due
+
+
+def test_the_review_policy_follows_the_desired_retention():
+    import random
+    from datetime import datetime, timedelta, timezone
+
+    from app.memory.learner_model import scheduler_for
+    from app.memory.policy import CHOSEN, interval_ratio
+    from app.memory.review import review_mask
+    from app.memory.state import TokenMemory
+
+    now, rng = datetime(2027, 1, 4, tzinfo=timezone.utc), random.Random(3)
+    memory = {i: TokenMemory(i, rng.choice([0.5, 2.0, 8.0, 30.0]), (now - timedelta(days=rng.uniform(0, 20))).timestamp(),
+                             0.0, None, 1, 0, None, 5.0) for i in range(80)}
+    def mask(retention):
+        return review_mask("v1", tuple(range(80)), 20, 1, memory, now, scheduler=scheduler_for(None, retention),
+                           retention=retention).chosen
+    assert mask(0.9) == review_mask("v1", tuple(range(80)), 20, 1, memory, now).chosen  # the benchmarked default
+    assert len({mask(0.8), mask(0.9), mask(0.95)}) == 3
+    assert interval_ratio(scheduler_for(None, 0.9), 0.95) < 1 < interval_ratio(scheduler_for(None, 0.9), 0.8)
+    assert CHOSEN.horizon == 7.0

@@ -5,6 +5,8 @@ Policies (bench/learning compares them on simulated learners; bench/RESULTS.md h
 - "gain": the expected gain in recall at `horizon` days that testing the token now buys, from
   FSRS's own stability updates: R·R_h(S_recalled) + (1 − R)·R_h(S_forgotten) − R_h(S_now).
   Tokens about to slip gain most; tokens long forgotten or still fresh in memory gain little.
+  The horizon is 7 days at the default desired retention (0.9) and follows FSRS's intervals for
+  another: shorter for a higher retention (reviews come sooner), longer for a lower one.
 - "gain_due": the same gain, tokens below the desired retention first.
 - "slip": tokens below the desired retention with the highest recall first (about to slip).
 A share of the blanks (`fresh`) goes to tokens never tested, and `spread` to a uniform draw over
@@ -64,14 +66,19 @@ def gain(scheduler: Scheduler, row, at: float, horizon: float) -> float:
     return tested - curve(scheduler, days + horizon, row.stability)
 
 
+def interval_ratio(scheduler: Scheduler, retention: float) -> float:
+    """FSRS's interval at `retention` over its interval at 0.9 (the same for every stability)."""
+    return (retention ** (1 / scheduler._DECAY) - 1) / (0.9 ** (1 / scheduler._DECAY) - 1)
+
+
 def scores(policy: Policy, rows: dict, at: datetime, scheduler: Scheduler = SCHEDULER,
            retention: float = 0.9) -> dict[int, float]:
     """Span index → priority (higher first) of each tested token."""
     now = at.timestamp()
     recall = {i: curve(scheduler, (now - row.last_review) / 86400, row.stability) for i, row in rows.items()}
     if policy.order in ("gain", "gain_due"):
-        due = policy.order == "gain_due"
-        return {i: gain(scheduler, row, now, policy.horizon) + (due and recall[i] < retention) for i, row in rows.items()}
+        due, horizon = policy.order == "gain_due", policy.horizon * interval_ratio(scheduler, retention)
+        return {i: gain(scheduler, row, now, horizon) + (due and recall[i] < retention) for i, row in rows.items()}
     if policy.order == "weakest":
         return {i: -r for i, r in recall.items()}
     return {i: (r if r < retention else -1.0 - r) for i, r in recall.items()}  # slip: due, highest first
