@@ -102,6 +102,9 @@ def answer(page: str, spans_by_index: dict, model, t: float, u: np.ndarray, posi
 
 
 def main() -> int:
+    if not Path(FAKETIME).exists():
+        print(f"{FAKETIME} is missing: apt-get install faketime (Debian's libfaketime)", file=sys.stderr)
+        return 2
     snippet = drills()[0]
     spans = eligible_spans(snippet.code)
     by_index, position = {s.index: s for s in spans}, {s.index: p for p, s in enumerate(spans)}
