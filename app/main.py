@@ -29,6 +29,7 @@ from .memory.progress import utc_time
 from .routes import api, attempts, classes, course_api, docs, errors, health, home, me, review, teach, trainer
 from app.teach.strength_jobs import StrengthJobs
 from .sandbox.packages import listing
+from .memory.fitting import Fitter
 from .settings import PROJECT_DIR, Settings
 from .snippets.errors import SnippetInvalid
 from .snippets.library import SnippetLibrary
@@ -88,6 +89,7 @@ async def lifespan(app: FastAPI):
         gc.set_threshold(*thresholds)
         gc.unfreeze()
         await app.state.strength_jobs.close()
+        app.state.fitter.close()
         if sandbox is not None:
             await sandbox.close()
         app.state.metrics.close()
@@ -124,6 +126,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.auth = TeacherAuth(settings, secret)
     app.state.identity = Identity(secret)
     app.state.strength_jobs = StrengthJobs()
+    app.state.fitter = Fitter(store.engine, settings.sqlalchemy_url, settings.fit_reviews)
+    store.on_written = app.state.fitter.wrote
     app.state.sandbox = None
     app.state.templates = templates = make_templates()
     templates.env.globals["status_label"] = status_label

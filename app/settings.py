@@ -48,6 +48,10 @@ class Settings(BaseSettings):
     log_level: str = "INFO"  # of every `codecloze` logger; INFO writes one line per submission
     log_format: Literal["json", "text"] = "json"
 
+    # Per-learner FSRS parameters: fitted in a background process once a learner has this many
+    # token reviews (bench/learning says why), again whenever their reviews doubled; 0 = never.
+    fit_reviews: int = 1000
+
     max_answer_chars: int = 2000
     max_form_bytes: int = 256 * 1024
 

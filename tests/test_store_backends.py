@@ -77,3 +77,23 @@ def test_snippet_versions_and_publish_state(store):
     rows.set_published("square", False)
     rows.remove("square")
     assert rows.uploaded() == [] and rows.source("square", "bbbbbbbbbbbb") == "text two"
+
+
+def test_learner_models_are_upserted_and_read_back(store):
+    from app.memory.learner_model import count_reviews, learner_model, save_parameters, set_retention
+    from fsrs.scheduler import DEFAULT_PARAMETERS
+
+    learner = "m" * 32
+    for reviews in (30, 12):
+        with store.engine.begin() as db:
+            count_reviews(db, learner, reviews)
+    with store.engine.begin() as db:
+        set_retention(db, learner, 0.85)
+        set_retention(db, "n" * 32, 0.95)  # a learner with no reviews yet
+        parameters = [p * 1.01 for p in DEFAULT_PARAMETERS]
+        save_parameters(db, learner, parameters, 42, None)
+    with store.engine.connect() as db:
+        model, other = learner_model(db, learner), learner_model(db, "n" * 32)
+    assert (model.reviews, model.retention, model.fitted) == (42, 0.85, True)
+    assert model.scheduler.parameters == tuple(parameters) and model.scheduler.desired_retention == 0.85
+    assert (other.reviews, other.retention, other.fitted) == (0, 0.95, False)

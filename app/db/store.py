@@ -27,6 +27,7 @@ class Store:
         migrate.upgrade(self.engine)
         self.writer = GroupCommit(self._write_attempts, is_outage=is_outage)
         self.on_attempt: Callable[[bool], None] = lambda stored: None  # metrics: stored or refused
+        self.on_written: Callable[[set[str]], None] = lambda learners: None  # e.g. the FSRS fitter
 
     @property
     def healthy(self) -> bool:
@@ -60,6 +61,7 @@ class Store:
             self._insert_attempts(db, batch, codes)
             apply_attempts(db, batch)  # learner memory, in the same transaction
             count_attempts(db, batch, codes)  # class counters too
+        self.on_written({r.learner for _, r, _ in batch})
 
     def _insert_attempts(self, db, batch: list, codes: dict[str, str]) -> None:
         rows = [{"id": i, "learner": r.learner, "snippet_id": r.snippet_id, "version": r.version, "mode": r.mode,

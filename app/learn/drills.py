@@ -49,9 +49,18 @@ def random_drill(snippet: Snippet, rate: int, seed: int, unit: str = DEFAULT_UNI
                  hidden, lines)
 
 
-def chosen_drill(snippet: Snippet, rate: int, seed: int, review) -> Drill:
-    """A random-mode drill hiding the spans a review chose (`review.chosen`)."""
+def chosen_drill(snippet: Snippet, rate: int, seed: int, review, pieces: dict | None = None) -> Drill:
+    """A random-mode drill hiding the spans a review chose (`review.chosen`); for a review of
+    spans or lines, `pieces` maps (first, last) to the unit's pieces."""
     spans = {hole[4][0]: hole for hole in _span_holes(snippet.code, DEFAULT_KINDS)}  # by span index
+    if review.unit != DEFAULT_UNIT:
+        chosen = [pieces[p] for p in review.chosen]
+        labels = _labels(blank_name(), snippet.code, tuple(p.start for p in chosen))
+        holes = tuple(Hole(f"s{p.first}", p.start, p.end, snippet.code[p.start:p.end], name, span=(p.first, p.last))
+                      for p, name in zip(chosen, labels))
+        lines = len(pieces) if review.unit == "line" else 0
+        return Drill(snippet, "random", holes, len(spans), rate, seed, review.unit, hidden=sum(p.size for p in chosen),
+                     lines=lines, review=review)
     picked = [spans[i] for i in review.chosen]
     labels = _labels(blank_name(), snippet.code, tuple(hole[1] for hole in picked))
     holes = tuple(Hole(*hole[:4], label, None, "", hole[4]) for hole, label in zip(picked, labels))

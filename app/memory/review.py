@@ -1,65 +1,114 @@
-"""The review mask: the chosen rate spent on the tokens this learner is likeliest to have forgotten.
+"""The review mask: the chosen rate spent on the tokens where a test now helps memory most.
 
-Of the k = round(rate × eligible) blanks, FRESH_SHARE go to tokens never tested (so the whole
-snippet gets covered), the rest to the tested tokens with the lowest recall probability at the
-stated time; ties and the fresh pick come from a RNG seeded by (version, rate, seed). The chosen
+Of the k = round(rate × eligible) blanks, the policy's fresh share goes to tokens never tested
+(so the whole snippet gets covered), the rest to the tested tokens the policy ranks first
+(policy.py: by default the expected gain in recall a week ahead); ties and the fresh pick come
+from a RNG seeded by (version, rate, seed). The chosen
 span indices are part of the page's URL, so the URL alone reproduces the page; `at` and `seed`
 in it state when and with what the choice was made.
 """
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..engine.mask import blank_count
-from .schedule import retrievability
+from .policy import CHOSEN, Policy, read_once, scores
+from .schedule import SCHEDULER
 
-FRESH_SHARE = 0.2
+FRESH_SHARE = CHOSEN.fresh
 MAX_INDICES = 5000
 
 
 @dataclass(frozen=True)
 class Review:
     at: int  # unix time the memory was read
-    low: tuple[int, ...]  # weakest tested tokens
-    fresh: tuple[int, ...]  # tokens not tested before
+    low: tuple  # tested tokens the policy ranked first (span indices, or (first, last) of pieces)
+    fresh: tuple  # tokens (or pieces) not tested before
+    unit: str = "token"
+    forecast: object | None = field(default=None, compare=False)  # forecast.Forecast, for the page
 
     @property
-    def chosen(self) -> tuple[int, ...]:
+    def chosen(self) -> tuple:
         return tuple(sorted(self.low + self.fresh))
+
+    @property
+    def low_text(self) -> str:
+        return encode(self.low)
+
+    @property
+    def fresh_text(self) -> str:
+        return encode(self.fresh)
 
 
 def review_mask(version: str, eligible: tuple[int, ...], rate: int, seed: int, memory: dict,
-                at: datetime) -> Review:
-    """`eligible`: the span indices a blank may take; `memory`: span index → row with stability
-    and last_review (see state.token_memory)."""
+                at: datetime, policy: Policy = CHOSEN, scheduler=SCHEDULER, retention: float = 0.9,
+                first_seen: float | None = None) -> Review:
+    """`eligible`: the span indices a blank may take; `memory`: span index → row with stability,
+    difficulty and last_review (see state.token_memory); `first_seen`: unix time the learner
+    first opened the snippet (then tokens never tested compete too, see policy.py)."""
+    at = whole_second(at)  # the time the URL states: the same mask again from it
     k = blank_count(rate, len(eligible))
     rng = random.Random(f"review:{version}:{rate}:{seed}")
     allowed = set(eligible)
-    tested = [(retrievability(row.stability, row.last_review, at), i) for i, row in sorted(memory.items())
-              if i in allowed and row.stability is not None]
-    fresh = [i for i in eligible if i not in memory or memory[i].stability is None]
-    n_fresh = min(len(fresh), round(k * FRESH_SHARE))
-    n_low = min(len(tested), k - n_fresh)
-    n_fresh = min(len(fresh), k - n_low)
-    tiebreak = {i: rng.random() for _, i in tested}
-    low = sorted(tested, key=lambda t: (t[0], tiebreak[t[1]]))[:n_low]
-    return Review(round(at.timestamp()), tuple(sorted(i for _, i in low)), tuple(sorted(rng.sample(fresh, n_fresh))))
+    tested = {i: row for i, row in sorted(memory.items()) if i in allowed and row.stability is not None}
+    fresh = [i for i in eligible if i not in tested]
+    n_fresh = min(len(fresh), round(k * policy.fresh))
+    picked_fresh = rng.sample(fresh, n_fresh)
+    pool = dict(tested)
+    if first_seen is not None:
+        left = set(fresh) - set(picked_fresh)
+        pool.update((i, read_once(i, min(first_seen, at.timestamp()), scheduler)) for i in fresh if i in left)
+    n_rest = min(len(pool), k - n_fresh)
+    n_spread = round(n_rest * policy.spread)
+    tiebreak = {i: rng.random() for i in pool}
+    score = scores(policy, pool, at, scheduler, retention)
+    ranked = sorted(pool, key=lambda i: (-score[i], tiebreak[i]))
+    rest = ranked[:n_rest - n_spread] + rng.sample(ranked[n_rest - n_spread:], n_spread)
+    if len(rest) + n_fresh < k:  # fewer tested tokens than blanks: fresh ones fill the rest
+        picked_fresh += rng.sample([i for i in fresh if i not in picked_fresh], min(k - n_fresh - len(rest),
+                                                                                   len(fresh) - n_fresh))
+    low = tuple(sorted(i for i in rest if i in tested))
+    return Review(round(at.timestamp()), low, tuple(sorted(set(picked_fresh) | (set(rest) - set(tested)))))
 
 
-def encode(indices: tuple[int, ...]) -> str:
-    return ".".join(map(str, indices))
+def whole_second(at: datetime) -> datetime:
+    return datetime.fromtimestamp(round(at.timestamp()), at.tzinfo)
+
+
+def encode(indices: tuple) -> str:
+    """`3.7.12` for tokens, `3-5.7-7` for pieces (first and last candidate index)."""
+    return ".".join(f"{i[0]}-{i[1]}" if isinstance(i, tuple) else str(i) for i in indices)
 
 
 def decode(raw: str | None, eligible: frozenset[int]) -> tuple[int, ...] | None:
     """Span indices from a URL, or None when they are not a set of this snippet's spans."""
-    if raw is None or len(raw) > 6 * MAX_INDICES:
-        return None
-    if raw == "":
-        return ()
-    parts = raw.split(".")
-    if not all(p.isdigit() and len(p) < 6 for p in parts):
+    parts = _parts(raw)
+    if parts is None or not all(p.isdigit() and len(p) < 6 for p in parts):
         return None
     indices = tuple(int(p) for p in parts)
     if len(set(indices)) != len(indices) or not eligible.issuperset(indices):
         return None
     return tuple(sorted(indices))
+
+
+def decode_pieces(raw: str | None, valid: frozenset[tuple[int, int]]) -> tuple[tuple[int, int], ...] | None:
+    """(first, last) pairs from a URL, or None when they are not non-overlapping pieces of `valid`."""
+    parts = _parts(raw)
+    if parts is None:
+        return None
+    pieces = []
+    for part in parts:
+        first, dash, last = part.partition("-")
+        if not (dash and first.isdigit() and last.isdigit() and len(first) < 6 and len(last) < 6):
+            return None
+        pieces.append((int(first), int(last)))
+    pieces.sort()
+    if not valid.issuperset(pieces) or any(a[1] >= b[0] for a, b in zip(pieces, pieces[1:])):
+        return None
+    return tuple(pieces)
+
+
+def _parts(raw: str | None) -> list[str] | None:
+    if raw is None or len(raw) > 12 * MAX_INDICES:
+        return None
+    return [] if raw == "" else raw.split(".")

@@ -26,13 +26,13 @@ def snippet_rating(states: list[str], outcome: str | None, seconds: float | None
     return Rating.Good
 
 
-def reviewed(card: Card | dict | None, rating: Rating, at: datetime) -> Card:
-    """The card after one review (a new card when there is none yet)."""
+def reviewed(card: Card | dict | None, rating: Rating, at: datetime, scheduler: Scheduler = SCHEDULER) -> Card:
+    """The card after one review (a new card when there is none yet); `scheduler`: the learner's."""
     if card is None:
         card = new_card(at)
     elif isinstance(card, dict):
         card = Card.from_dict(card)
-    return SCHEDULER.review_card(card, rating, at)[0]
+    return scheduler.review_card(card, rating, at)[0]
 
 
 def new_card(at: datetime) -> Card:
@@ -44,13 +44,14 @@ def token_card(row) -> Card:
                 difficulty=row.difficulty, due=from_unix(row.due), last_review=from_unix(row.last_review))
 
 
-def retrievability(stability: float | None, last_review: float | None, at: datetime) -> float | None:
+def retrievability(stability: float | None, last_review: float | None, at: datetime,
+                   scheduler: Scheduler = SCHEDULER) -> float | None:
     """Recall probability now (FSRS's forgetting curve, over fractional days so that tokens
     practised the same day still differ); None for a token never tested."""
     if stability is None or last_review is None:
         return None
     days = max(0.0, (at.timestamp() - last_review) / 86400)
-    return (1 + SCHEDULER._FACTOR * days / stability) ** SCHEDULER._DECAY
+    return (1 + scheduler._FACTOR * days / stability) ** scheduler._DECAY
 
 
 def aware(moment: datetime | None) -> datetime | None:

@@ -1,5 +1,5 @@
 """Reading learner memory: a few keyed rows per page, never the attempt history."""
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import NamedTuple
 
 from sqlalchemy import select
@@ -10,12 +10,6 @@ from .versions import stored_code, version_map
 
 def learner_cards(db, learner: str) -> list:
     return db.execute(select(cards).where(cards.c.learner == learner)).all()
-
-
-def due_cards(db, learner: str, at: datetime) -> list:
-    """Cards due by `at`, soonest first."""
-    return db.execute(select(cards).where(cards.c.learner == learner, cards.c.due <= at)
-                      .order_by(cards.c.due, cards.c.snippet_id, cards.c.item)).all()
 
 
 def token_memory(db, learner: str, snippet_id: str, version: str, code: str, card_version: str | None = None) -> dict:
@@ -40,11 +34,12 @@ class TokenMemory(NamedTuple):
     seen: int
     misses: int
     wrong: list | None
+    difficulty: float | None = None
 
 
 def _rows(db, learner: str, snippet_id: str, version: str) -> dict[int, TokenMemory]:
     query = select(tokens.c.span, tokens.c.stability, tokens.c.last_review, tokens.c.heat, tokens.c.heat_at,
-                   tokens.c.seen, tokens.c.misses, tokens.c.wrong).where(
+                   tokens.c.seen, tokens.c.misses, tokens.c.wrong, tokens.c.difficulty).where(
         tokens.c.learner == learner, tokens.c.snippet_id == snippet_id, tokens.c.version == version)
     return {r.span: TokenMemory(*r) for r in db.execute(query)}
 
@@ -52,3 +47,10 @@ def _rows(db, learner: str, snippet_id: str, version: str) -> dict[int, TokenMem
 def card_version(db, learner: str, snippet_id: str) -> str | None:
     return db.execute(select(cards.c.version).where(cards.c.learner == learner, cards.c.snippet_id == snippet_id,
                                                     cards.c.item == "")).scalar()
+
+
+def first_seen(db, learner: str, snippet_id: str) -> float | None:
+    """Unix time (the day's start, UTC) the learner first practised the snippet, or None."""
+    days = db.execute(select(cards.c.days).where(cards.c.learner == learner, cards.c.snippet_id == snippet_id,
+                                                 cards.c.item == "")).scalar()
+    return datetime.fromisoformat(days[0]).replace(tzinfo=timezone.utc).timestamp() if days else None

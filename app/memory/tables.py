@@ -58,3 +58,16 @@ tokens = Table(
     Column("heat_at", Float),
     Column("wrong", JSON(none_as_null=True)),  # the last few wrong answers given here; NULL: none (no decoding)
 )
+
+# Per learner: the desired retention they chose (NULL: the default) and the FSRS parameters
+# fitted to their own token reviews in the background (NULL: FSRS's defaults). `reviews` counts
+# their token reviews, kept in the attempt's transaction, so the fitter knows when to run.
+models = Table(
+    "memory_models", metadata,
+    Column("learner", String(64), primary_key=True),
+    Column("retention", Float),
+    Column("reviews", Integer, nullable=False, default=0),
+    Column("parameters", JSON(none_as_null=True)),
+    Column("fitted_reviews", Integer, nullable=False, default=0),  # `reviews` when last fitted
+    Column("fitted_at", DateTime(timezone=True)),
+)

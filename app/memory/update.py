@@ -6,6 +6,7 @@ from sqlalchemy import and_, delete, insert, select, update
 
 from ..engine.tokens import candidate_spans
 from ..db.tables import attempts
+from .learner_model import count_reviews, learner_model
 from .record import RECALLED
 from .schedule import SELF_RATING, TOKEN_RATING, new_card, reviewed, snippet_rating, to_unix, token_card
 from .tables import cards, tokens
@@ -23,9 +24,10 @@ def apply_attempts(db, batch: list) -> None:
         card = _card(db, record.learner, record.snippet_id, "")
         if card is not None and card.version != record.version:
             _carry_over(db, record, card.version)
+        scheduler = learner_model(db, record.learner).scheduler
         if not record.practice:
-            _review_tokens(db, record, at)
-        _save_card(db, card, record, at)
+            count_reviews(db, record.learner, _review_tokens(db, record, at, scheduler))
+        _save_card(db, card, record, at, scheduler)
 
 
 def rate_question(db, attempt_id: int, learner: str, question: int, rating: str) -> None:
@@ -84,22 +86,24 @@ def _spans(entry: dict) -> range:
     return range(span, span + 1) if isinstance(span, int) else range(span[0], span[1] + 1)
 
 
-def _review_tokens(db, record, at: datetime) -> None:
+def _review_tokens(db, record, at: datetime, scheduler) -> int:
+    """Reviews the attempt's tokens; how many it reviewed."""
     texts = [s.text for s in candidate_spans(record.code)] if record.code else []  # by span index
     states = {i: entry for entry in record.blanks for i in _spans(entry)}
     if not states:
-        return
+        return 0
     key = _token_key(record.learner, record.snippet_id, record.version)
     old = {r.span: r for r in db.execute(select(tokens).where(key, tokens.c.span.in_(states)))}
-    rows = [_token_row(record, span, entry, old.get(span), texts, at) for span, entry in states.items()]
+    rows = [_token_row(record, span, entry, old.get(span), texts, at, scheduler) for span, entry in states.items()]
     if old:
         db.execute(delete(tokens).where(key, tokens.c.span.in_(old)))
     db.execute(insert(tokens), rows)
+    return len(rows)
 
 
-def _token_row(record, span: int, entry: dict, row, texts: list[str], at: datetime) -> dict:
+def _token_row(record, span: int, entry: dict, row, texts: list[str], at: datetime, scheduler) -> dict:
     state = entry["state"]
-    card = reviewed(None if row is None else token_card(row), TOKEN_RATING[state], at)
+    card = reviewed(None if row is None else token_card(row), TOKEN_RATING[state], at, scheduler)
     missed = state not in RECALLED
     now = at.timestamp()
     heat = decayed(row.heat, row.heat_at, now) if row is not None and row.heat_at else 0.0
@@ -121,11 +125,12 @@ def decayed(heat: float, since: float, at: float) -> float:
     return heat * math.exp2(-max(0.0, at - since) / 86400 / HEAT_HALF_LIFE_DAYS)
 
 
-def _save_card(db, card, record, at: datetime) -> None:
+def _save_card(db, card, record, at: datetime, scheduler) -> None:
     states = [b["state"] for b in record.blanks]
     recall = not record.practice and bool(states)
     accuracy = sum(s in RECALLED for s in states) / len(states) if states else None
-    fsrs_card = reviewed(card.fsrs if card else None, snippet_rating(states, record.outcome, record.seconds), at) \
+    fsrs_card = reviewed(card.fsrs if card else None, snippet_rating(states, record.outcome, record.seconds), at,
+                         scheduler) \
         if recall else (new_card(at) if card is None else None)
     day = at.date().isoformat()
     days = list(card.days) if card else []

@@ -11,6 +11,7 @@ from app.web.errors import UserError
 from ..i18n import _
 from ..memory import forget, identity
 from ..memory.export import attempts_csv
+from ..memory.learner_model import RETENTIONS, learner_model, set_retention
 from ..memory.summary import due_list, end_of_today, snippet_progress
 from app.web.forms import read_fields
 from app.web.templating import render
@@ -29,11 +30,13 @@ async def me(request: Request) -> Response:
         due = due_list(db, learner, deps.library(request), end_of_today(now))
         snippets = snippet_progress(db, learner, deps.library(request), now)
         work = learner_work(db, learner, deps.library(request))
+        model = learner_model(db, learner)
     link = str(request.base_url).rstrip("/") + "/me/continue/" + \
         request.app.state.identity.link_token(learner, who["link_gen"])
-    context = {"who": who, "due": due, "progress": snippets, "link": link, "assignments": work}
+    context = {"who": who, "due": due, "progress": snippets, "link": link, "assignments": work,
+               "retention": model.retention, "retentions": RETENTIONS, "fitted": model.fitted}
     data = {"learner": {"name": who["name"], "class_code": who["class_code"]}, "due": due, "link": link,
-            "assignments": work,
+            "assignments": work, "memory": {"retention": model.retention, "fitted": model.fitted},
             "snippets": [{k: v for k, v in s.items() if k not in ("chart", "heatmap")} for s in snippets]}
     return render(request, "me.html", context, data=data)
 
@@ -72,6 +75,19 @@ async def save_profile(request: Request) -> Response:
         if code and not roster.exists(db, code):
             raise UserError(422, _("没有班级代码 “%(code)s”。请向老师确认。", code=code))
         identity.save_profile(db, learner, name=name or None, class_code=code or None)
+    return deps.remember_learner(_back(request), learner)
+
+
+@router.post("/me/retention")
+async def save_retention(request: Request) -> Response:
+    raw = (await read_fields(request, 4096)).get("retention", "").strip()
+    retention = next((r for r in RETENTIONS if raw in (str(r), f"{r:.2f}")), None)
+    if retention is None:
+        raise UserError(422, _("目标记忆率只能是 %(choices)s 之一，收到的是 “%(raw)s”。",
+                               choices=_("、").join(f"{r:.2f}" for r in RETENTIONS), raw=raw[:40]))
+    learner = deps.learner_id(request)
+    with deps.store(request).engine.begin() as db:
+        set_retention(db, learner, retention)
     return deps.remember_learner(_back(request), learner)
 
 

@@ -1,0 +1,140 @@
+"""Fitting FSRS parameters to one learner's own token reviews, away from every request.
+
+The store tells the fitter which learners it just wrote; a thread of the fitter reads their
+review counts and, for a learner with enough reviews and none fitted on as many yet, runs the
+`fsrs` Optimizer in a separate process (it imports torch and runs for a minute or more: never
+in the web process, never while a response waits). The parameters are stored, and every
+later review, due date and review mask of that learner uses them (learner_model.py).
+"""
+import logging
+import os
+import queue
+import subprocess
+import sys
+import threading
+from datetime import datetime, timezone
+
+from sqlalchemy import select
+
+from ..db.tables import attempts
+from .learner_model import save_parameters
+from .schedule import TOKEN_RATING, aware
+from .tables import models
+
+log = logging.getLogger("codecloze.memory")
+REFIT_FACTOR = 2  # fit again once the reviews doubled since the last fit
+FIT_SECONDS = 1800  # a fit still running after this is ended
+
+
+def review_logs(db, learner: str) -> list:
+    """Every token review of the learner as an fsrs ReviewLog (one card per snippet version and span)."""
+    from fsrs import ReviewLog
+
+    query = select(attempts.c.snippet_id, attempts.c.version, attempts.c.blanks, attempts.c.created_at).where(
+        attempts.c.learner == learner, attempts.c.practice.is_(False)).order_by(attempts.c.created_at)
+    ids, logs = {}, []
+    for row in db.execute(query):
+        for entry in row.blanks or ():
+            span = entry.get("span")
+            first, last = (span, span) if isinstance(span, int) else (span or (None, None))
+            if first is None or entry.get("state") not in TOKEN_RATING:
+                continue
+            for index in range(first, last + 1):
+                card = ids.setdefault((row.snippet_id, row.version, index), len(ids) + 1)
+                logs.append(ReviewLog(card, TOKEN_RATING[entry["state"]], aware(row.created_at), None))
+    return logs
+
+
+def fitted_parameters(logs: list) -> list[float]:
+    import torch
+    from fsrs.optimizer import Optimizer
+
+    torch.set_num_threads(1)
+    return Optimizer(logs).compute_optimal_parameters()
+
+
+def fit_learner(url: str, learner: str) -> int:
+    """In the fitting process: fit and store; the number of reviews fitted on."""
+    from app.db.store import make_engine
+
+    engine = make_engine(url)
+    try:
+        with engine.connect() as db:
+            reviews = db.execute(select(models.c.reviews).where(models.c.learner == learner)).scalar() or 0
+            logs = review_logs(db, learner)
+        parameters = fitted_parameters(logs)
+        with engine.begin() as db:
+            save_parameters(db, learner, parameters, reviews, datetime.now(timezone.utc))
+        return reviews
+    finally:
+        engine.dispose()
+
+
+def needs_fit(reviews: int, fitted_reviews: int, minimum: int) -> bool:
+    return minimum > 0 and reviews >= minimum and reviews >= REFIT_FACTOR * fitted_reviews
+
+
+class Fitter:
+    """One fitting process at a time; learners written meanwhile wait their turn (once each)."""
+
+    def __init__(self, engine, url: str, minimum: int):
+        self.engine, self.url, self.minimum = engine, url, minimum
+        self._waiting: queue.Queue = queue.Queue()
+        self._queued: set[str] = set()
+        self._lock = threading.Lock()
+        self._process: subprocess.Popen | None = None
+        self._thread = threading.Thread(target=self._run, name="fsrs-fitter", daemon=True)
+        self.fitted = 0
+        if minimum > 0:
+            self._thread.start()
+
+    def wrote(self, learners) -> None:
+        """Called by the store after a batch commits: cheap, never waits."""
+        if self.minimum <= 0:
+            return
+        with self._lock:
+            for learner in set(learners) - self._queued:
+                self._queued.add(learner)
+                self._waiting.put(learner)
+
+    def _run(self) -> None:
+        while (learner := self._waiting.get()) is not None:
+            with self._lock:
+                self._queued.discard(learner)
+            try:
+                self._maybe_fit(learner)
+            except Exception:  # logged; the learner keeps the parameters they had
+                log.exception("fitting FSRS parameters failed")
+
+    def _maybe_fit(self, learner: str) -> None:
+        with self.engine.connect() as db:
+            row = db.execute(select(models.c.reviews, models.c.fitted_reviews).where(
+                models.c.learner == learner)).first()
+        if row is None or not needs_fit(row.reviews, row.fitted_reviews, self.minimum):
+            return
+        # The database URL goes in the environment, not the command line (other users see that).
+        env = {**os.environ, "CODECLOZE_FIT_URL": self.url, "OMP_NUM_THREADS": "1"}
+        self._process = subprocess.Popen([sys.executable, "-m", "app.memory.fitting", learner], env=env,
+                                         stdin=subprocess.DEVNULL)
+        try:
+            code = self._process.wait(FIT_SECONDS)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            code = self._process.wait()
+        if code == 0:
+            self.fitted += 1
+            log.info("fitted FSRS parameters")
+        else:
+            log.warning("fitting FSRS parameters failed", extra={"exit_code": code})
+
+    def close(self) -> None:
+        if self._thread.is_alive():
+            self._waiting.put(None)
+            self._thread.join(timeout=5)
+        if self._process is not None and self._process.poll() is None:
+            self._process.kill()
+            self._process.wait()
+
+
+if __name__ == "__main__":  # the fitting process: python -m app.memory.fitting LEARNER
+    fit_learner(os.environ["CODECLOZE_FIT_URL"], sys.argv[1])

@@ -1,0 +1,60 @@
+"""Each learner's memory model: FSRS with their fitted parameters (or the defaults) and the
+desired retention they chose on /me. A keyed row read per page or attempt batch."""
+from functools import lru_cache
+from typing import NamedTuple
+
+from fsrs import Scheduler
+from sqlalchemy import select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+from .tables import models
+
+DEFAULT_RETENTION = 0.9
+RETENTIONS = (0.8, 0.85, 0.9, 0.95)  # what /me offers
+
+
+class LearnerModel(NamedTuple):
+    scheduler: Scheduler
+    retention: float
+    fitted: bool
+    reviews: int
+
+
+@lru_cache(maxsize=512)
+def scheduler_for(parameters: tuple[float, ...] | None, retention: float) -> Scheduler:
+    """No fuzzing: a card's due date is a function of its reviews, so tests and pages agree."""
+    if parameters is None:
+        return Scheduler(desired_retention=retention, enable_fuzzing=False)
+    return Scheduler(parameters=parameters, desired_retention=retention, enable_fuzzing=False)
+
+
+def learner_model(db, learner: str) -> LearnerModel:
+    row = db.execute(select(models).where(models.c.learner == learner)).first()
+    if row is None:
+        return LearnerModel(scheduler_for(None, DEFAULT_RETENTION), DEFAULT_RETENTION, False, 0)
+    retention = row.retention or DEFAULT_RETENTION
+    parameters = tuple(row.parameters) if row.parameters else None
+    return LearnerModel(scheduler_for(parameters, retention), retention, parameters is not None, row.reviews)
+
+
+def count_reviews(db, learner: str, reviews: int) -> None:
+    """In the attempt's transaction: `reviews` more token reviews by this learner."""
+    if reviews:
+        _upsert(db, {"learner": learner, "reviews": reviews}, lambda new: {"reviews": models.c.reviews + new.reviews})
+
+
+def set_retention(db, learner: str, retention: float) -> None:
+    _upsert(db, {"learner": learner, "retention": retention, "reviews": 0}, lambda new: {"retention": new.retention})
+
+
+def _upsert(db, values: dict, changes) -> None:
+    """One statement either way: workers writing the same learner at once never collide."""
+    statement = (pg_insert if db.dialect.name == "postgresql" else sqlite_insert)(models).values(
+        fitted_reviews=0, **values)
+    db.execute(statement.on_conflict_do_update(index_elements=["learner"], set_=changes(statement.excluded)))
+
+
+def save_parameters(db, learner: str, parameters: list[float], reviews: int, at) -> None:
+    db.execute(update(models).where(models.c.learner == learner).values(
+        parameters=[float(p) for p in parameters], fitted_reviews=reviews, fitted_at=at))

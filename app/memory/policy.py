@@ -1,0 +1,84 @@
+"""Which tested tokens a review mask spends its blanks on: a score per token from the memory model.
+
+Policies (bench/learning compares them on simulated learners; bench/RESULTS.md has the tables):
+- "weakest": lowest recall probability first (the first review mask; it loses to random masks).
+- "gain": the expected gain in recall at `horizon` days that testing the token now buys, from
+  FSRS's own stability updates: R·R_h(S_recalled) + (1 − R)·R_h(S_forgotten) − R_h(S_now).
+  Tokens about to slip gain most; tokens long forgotten or still fresh in memory gain little.
+  The horizon is 7 days at the default desired retention (0.9) and follows FSRS's intervals for
+  another: shorter for a higher retention (reviews come sooner), longer for a lower one.
+- "gain_due": the same gain, tokens below the desired retention first.
+- "slip": tokens below the desired retention with the highest recall first (about to slip).
+A share of the blanks (`fresh`) goes to tokens never tested, and `spread` to a uniform draw over
+the rest, so the whole snippet keeps being covered. With `first_seen` known (when the learner first
+opened the snippet: they read every token then), a token never tested is scored as one read then
+(FSRS's first stability for "good") and competes with the tested ones for the other blanks.
+"""
+from dataclasses import dataclass
+from datetime import datetime
+
+from fsrs import Rating, Scheduler
+
+from .schedule import SCHEDULER
+from .state import TokenMemory
+
+
+@dataclass(frozen=True)
+class Policy:
+    name: str
+    order: str = "gain"  # gain | gain_due | weakest | slip
+    fresh: float = 0.2  # share of the blanks for tokens never tested
+    spread: float = 0.0  # share drawn uniformly from the tested tokens left
+    horizon: float = 7.0  # days ahead the gain is counted at
+
+
+WEAKEST = Policy("weakest", order="weakest")
+CHOSEN = Policy("gain-7d", order="gain", fresh=0.2, horizon=7.0)
+
+
+def read_once(span: int, first_seen: float, scheduler: Scheduler = SCHEDULER) -> TokenMemory:
+    """What the model assumes of a token never tested: read once when the snippet was opened."""
+    return TokenMemory(span, scheduler._initial_stability(rating=Rating.Good), first_seen, 0.0, None, 0, 0, None,
+                       scheduler._initial_difficulty(rating=Rating.Good, clamp=True))
+
+
+def curve(scheduler: Scheduler, days: float, stability: float) -> float:
+    return (1 + scheduler._FACTOR * max(0.0, days) / stability) ** scheduler._DECAY
+
+
+def after_test(scheduler: Scheduler, stability: float, difficulty: float | None, r: float,
+               days: float) -> tuple[float, float]:
+    """The token's stability after a test now, recalled and forgotten (FSRS's updates)."""
+    d = difficulty if difficulty is not None else scheduler._initial_difficulty(rating=Rating.Good, clamp=True)
+    if days < 1:  # same day: FSRS's short-term stability
+        return (scheduler._short_term_stability(stability=stability, rating=Rating.Good),
+                scheduler._short_term_stability(stability=stability, rating=Rating.Again))
+    return (scheduler._next_stability(difficulty=d, stability=stability, retrievability=r, rating=Rating.Good),
+            scheduler._next_stability(difficulty=d, stability=stability, retrievability=r, rating=Rating.Again))
+
+
+def gain(scheduler: Scheduler, row, at: float, horizon: float) -> float:
+    """Expected recall at `at` + `horizon` days with a test now, minus without one."""
+    days = (at - row.last_review) / 86400
+    r = curve(scheduler, days, row.stability)
+    recalled, forgotten = after_test(scheduler, row.stability, getattr(row, "difficulty", None), r, days)
+    tested = r * curve(scheduler, horizon, recalled) + (1 - r) * curve(scheduler, horizon, forgotten)
+    return tested - curve(scheduler, days + horizon, row.stability)
+
+
+def interval_ratio(scheduler: Scheduler, retention: float) -> float:
+    """FSRS's interval at `retention` over its interval at 0.9 (the same for every stability)."""
+    return (retention ** (1 / scheduler._DECAY) - 1) / (0.9 ** (1 / scheduler._DECAY) - 1)
+
+
+def scores(policy: Policy, rows: dict, at: datetime, scheduler: Scheduler = SCHEDULER,
+           retention: float = 0.9) -> dict[int, float]:
+    """Span index → priority (higher first) of each tested token."""
+    now = at.timestamp()
+    recall = {i: curve(scheduler, (now - row.last_review) / 86400, row.stability) for i, row in rows.items()}
+    if policy.order in ("gain", "gain_due"):
+        due, horizon = policy.order == "gain_due", policy.horizon * interval_ratio(scheduler, retention)
+        return {i: gain(scheduler, row, now, horizon) + (due and recall[i] < retention) for i, row in rows.items()}
+    if policy.order == "weakest":
+        return {i: -r for i, r in recall.items()}
+    return {i: (r if r < retention else -1.0 - r) for i, r in recall.items()}  # slip: due, highest first

@@ -1,0 +1,37 @@
+"""Cells of the benchmark: a model × a regime, ≥ 30 pairs, every policy against the same random learner."""
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from app.memory.policy import CHOSEN, WEAKEST, Policy
+from app.snippets.library import SnippetLibrary
+
+from .regimes import REGIMES
+from .sim import HORIZONS, run_pair
+
+ROOT = Path(__file__).resolve().parents[2]
+POLICIES = {"random": "random", "weakest (before)": WEAKEST, "slip": Policy("slip", order="slip"),
+            "gain due-first": Policy("gain-due", order="gain_due"), f"{CHOSEN.name} (chosen)": CHOSEN,
+            "oracle": "oracle"}
+
+
+@lru_cache(maxsize=1)
+def drills() -> list:
+    """The bundled snippets, in a fixed order: pair i drills the i-th (mod 8)."""
+    library = SnippetLibrary()
+    library.load_dir(ROOT / "snippets")
+    return sorted(library.all(), key=lambda s: s.id)
+
+
+def run_cell(model: str, regime: str, pairs: int, names: tuple[str, ...]) -> dict:
+    """Per policy and horizon: the (mean, share known) of every pair."""
+    policies = {n: POLICIES[n] for n in names}
+    out = {n: {h: [] for h in HORIZONS} for n in names}
+    for pair in range(pairs):
+        result = run_pair(model, REGIMES[regime], drills()[pair % len(drills())], pair, policies)
+        for n in names:
+            for h in HORIZONS:
+                out[n][h].append(result[n][h])
+    return {"model": model, "regime": regime, "pairs": pairs,
+            "outcomes": {n: {h: np.array(v) for h, v in hs.items()} for n, hs in out.items()}}

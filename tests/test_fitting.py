@@ -1,0 +1,80 @@
+"""Per-learner FSRS parameters are fitted in the background, never while a request waits."""
+import random
+import time
+import urllib.parse
+import urllib.request
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from fsrs.scheduler import DEFAULT_PARAMETERS
+from sqlalchemy import select
+
+from app.engine.tokens import eligible_spans
+from app.memory.fitting import needs_fit, review_logs
+from app.memory.identity import Identity
+from app.memory.learner_model import learner_model
+from app.memory.tables import models
+from app.db.store import AttemptRecord, Store
+from tests.conftest import running_server
+from tests.helpers import drill_form
+from tests.memory_helpers import SNIPPET
+
+SECRET = "fitting-test-secret-" + "x" * 24
+LEARNER = "f" * 32
+
+
+def write_history(store: Store, code: str, version: str, days: int, per_day: int) -> int:
+    """A month of drills written through the store's own batch path; the token reviews written."""
+    spans, rng, start = eligible_spans(code), random.Random(5), datetime.now(timezone.utc) - timedelta(days=days)
+    for day in range(days):
+        picked = rng.sample(spans, per_day)
+        blanks = tuple({"span": s.index, "key": f"s{s.index}", "expected": s.text, "given": s.text,
+                        "state": "right" if rng.random() < 0.8 else "wrong"} for s in picked)
+        record = AttemptRecord(LEARNER, SNIPPET, version, "random", 30, day,
+                               {b["key"]: b["state"] == "right" for b in blanks}, blanks=blanks, code=code)
+        store._write_attempts([(day + 1, record, start + timedelta(days=day))])
+    return days * per_day
+
+
+@pytest.mark.server
+def test_fitting_runs_after_the_response_in_another_process_and_drives_the_learner(tmp_path, main_app):
+    snippet = main_app.state.library.get(SNIPPET)
+    store = Store(f"sqlite:///{tmp_path / 'codecloze.db'}")
+    written = write_history(store, snippet.code, snippet.version, days=24, per_day=26)
+    with store.engine.connect() as db:
+        assert len(review_logs(db, LEARNER)) == written and learner_model(db, LEARNER).reviews == written
+    store.close()
+    cookie = Identity(SECRET).cookie_value(LEARNER)
+    with running_server(tmp_path, CODECLOZE_FIT_REVIEWS="500", CODECLOZE_EXECUTION="false",
+                        CODECLOZE_SECRET_KEY=SECRET) as url:
+        form = urllib.parse.urlencode(drill_form(main_app, SNIPPET, 30, 1)).encode()
+        request = urllib.request.Request(f"{url}/s/{SNIPPET}/drill", data=form,
+                                         headers={"Cookie": f"cc_learner={cookie}"})
+        started = time.monotonic()
+        with urllib.request.urlopen(request, timeout=30) as response:
+            assert response.status == 200
+        answered, answered_at = time.monotonic() - started, datetime.now(timezone.utc)
+        store = Store(f"sqlite:///{tmp_path / 'codecloze.db'}")
+        try:
+            deadline, row = time.monotonic() + 900, None  # a fit takes minutes on a loaded machine
+            while time.monotonic() < deadline:
+                with store.engine.connect() as db:
+                    row = db.execute(select(models).where(models.c.learner == LEARNER)).first()
+                if row.parameters:
+                    break
+                time.sleep(0.5)
+            assert row.parameters, "no parameters were fitted"
+            assert answered < 5 and row.fitted_at.replace(tzinfo=timezone.utc) > answered_at  # after the response
+            assert row.fitted_reviews >= written and len(row.parameters) == len(DEFAULT_PARAMETERS)
+            assert any(abs(a - b) > 1e-6 for a, b in zip(row.parameters, DEFAULT_PARAMETERS))
+            with store.engine.connect() as db:
+                model = learner_model(db, LEARNER)
+            assert model.fitted and tuple(model.scheduler.parameters) == tuple(row.parameters)
+        finally:
+            store.close()
+
+
+def test_when_a_learner_is_fitted_again():
+    assert not needs_fit(499, 0, 500) and needs_fit(500, 0, 500)
+    assert not needs_fit(1500, 1000, 500) and needs_fit(2000, 1000, 500)
+    assert not needs_fit(10**6, 0, 0)  # 0 turns fitting off

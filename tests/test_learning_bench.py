@@ -1,0 +1,72 @@
+"""The learning benchmark's learners follow their papers, and a short run of it works end to end."""
+import math
+from datetime import datetime, timedelta, timezone
+
+import numpy as np
+from fsrs import Card, Rating, Scheduler
+
+from bench.learning.models import ACTR, FSRS6, HLR, fsrs_next, fsrs_recall
+from bench.learning.regimes import REGIMES, Regime
+from bench.learning.runs import drills
+from bench.learning.sim import run_pair
+from app.memory.policy import CHOSEN
+
+
+def test_fsrs6_curve_passes_its_published_points_and_updates_as_the_fsrs_package():
+    assert abs(fsrs_recall(5.0, 5.0) - 0.9) < 1e-12  # R(t = S) = 0.9 by FSRS's definition of stability
+    assert fsrs_recall(0.0, 5.0) == 1.0 and fsrs_recall(50.0, 5.0) < fsrs_recall(10.0, 5.0)
+    scheduler, at = Scheduler(enable_fuzzing=False, learning_steps=()), datetime(2027, 1, 4, tzinfo=timezone.utc)
+    card = scheduler.review_card(Card(), Rating.Good, at)[0]
+    for days, rating in ((3, Rating.Good), (9, Rating.Again), (2, Rating.Good), (0.2, Rating.Good)):
+        later = at + timedelta(days=days)
+        r = scheduler.get_card_retrievability(card, later)
+        elapsed = (later - card.last_review).total_seconds() / 86400
+        s, d = fsrs_next(np.array([card.stability]), np.array([card.difficulty]), np.array([r]),
+                         np.array([math.floor(elapsed)]), np.array([rating == Rating.Good]))
+        card = scheduler.review_card(card, rating, later)[0]
+        assert abs(s[0] - card.stability) < 1e-9 and abs(d[0] - card.difficulty) < 1e-9, (days, rating)
+        at = later
+    model = FSRS6(50, np.random.default_rng(1))
+    assert np.allclose(model.recall(model.s * model.scale), 0.9)
+
+
+def test_hlr_recall_halves_every_half_life():
+    model = HLR(20, np.random.default_rng(2))
+    h = model.half_life(model.right, model.wrong)
+    assert np.allclose(model.recall(h), 0.5) and np.allclose(model.recall(2 * h), 0.25)
+    before = model.half_life(model.right, model.wrong)
+    model.review(np.arange(20), 1.0, np.ones(20, bool))
+    assert (model.half_life(model.right, model.wrong) > before).all()  # a right answer lengthens it
+
+
+def test_actr_single_trace_and_the_spacing_effect_of_pavlik_and_anderson():
+    one = ACTR(1, np.random.default_rng(3))
+    one.alpha[:] = one.decays[0, 0] = 0.177  # the first trace decays at α
+    age = 100 / (86400 * ACTR.H)  # 100 s of psychological time, in days
+    m = one.activation(age)[0]
+    assert abs(m - (-0.177 * math.log(100))) < 1e-9  # one trace: m = ln t^-α
+    assert abs(one.recall_of(np.array(ACTR.TAU))[()] - 0.5) < 1e-12  # at the threshold τ recall is 0.5
+    massed, spaced = ACTR(1, np.random.default_rng(4)), ACTR(1, np.random.default_rng(4))
+    for k in range(1, 5):
+        massed.review(np.array([0]), k * 0.0005, np.array([True]))  # every ~40 s
+        spaced.review(np.array([0]), k * 1.0, np.array([True]))  # every day
+    last_massed, last_spaced = 4 * 0.0005, 4.0
+    # Spacing costs at short delays and pays at long ones (the paper's central result).
+    assert massed.recall(last_massed + 0.001)[0] > spaced.recall(last_spaced + 0.001)[0] - 0.05
+    assert spaced.recall(last_spaced + 30)[0] > massed.recall(last_massed + 30)[0]
+
+
+def test_a_short_paired_run_drives_the_memory_code():
+    regime = Regime("light", 20, 3)
+    policies = {"random": "random", "chosen": CHOSEN, "oracle": "oracle"}
+    out = run_pair("fsrs", regime, drills()[0], 0, policies)
+    assert {len(out[n]["log"]) for n in policies} == {len(out["random"]["log"])}  # equal blanks per session
+    assert out["chosen"]["log"] != out["random"]["log"]
+    for name in policies:
+        for h in (0, 7, 30):
+            mean, known = out[name][h]
+            assert 0 < mean < 1 and 0 <= known <= 1
+        assert out[name][0][0] > out[name][7][0] > out[name][30][0]  # forgetting after the last session
+    again = run_pair("fsrs", regime, drills()[0], 0, {"random": "random", "chosen": CHOSEN})
+    assert again["chosen"][7] == out["chosen"][7]  # reproducible from its seeds
+    assert set(REGIMES) == {"heavy", "light", "irregular"}
