@@ -108,7 +108,7 @@ def test_runs_the_reference_and_measures_the_check(files):
     first, last = line_of(snippet_text(WEAK), "import math"), line_of(snippet_text(WEAK), "return math.sqrt")
     assert survivors and all(first <= int(line.split(":")[1]) <= last for line in survivors)
     assert re.fullmatch(rf"{re.escape(weak)}:\d+:\d+: mutant '.+' → '.+' survives: .+", survivors[0])
-    assert out[-2].startswith(f"{wrong}:{line_of(snippet_text(WRONG), 'hypot(1, 1) == 2')}: ")
+    assert out[-2].startswith(f"{wrong}:{line_of(snippet_text(WRONG), 'hypot(1, 1) == 2')}:8: ")  # the failing comparison, column 8
     assert "hypot(1, 1) should be 2" in out[-2]
     assert out[-1] == "    assert hypot(1, 1) == 2, 'hypot(1, 1) should be 2'"  # the failing file line itself
 

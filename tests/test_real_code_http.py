@@ -112,6 +112,27 @@ def test_a_python_312_file_gets_the_version_message_at_its_file_place(teacher_se
     assert f"第 {problem['line']} 行第 9 列" in form.text and "def norm[T](x: T, y: T) -&gt; T:" in form.text
 
 
+def test_a_failing_reference_run_is_placed_at_its_file_line_and_column(teacher_server, tmp_path):
+    """The sandbox reports where the failing expression starts; the API, the page and the CLI give
+    that file line, its column (past the cloze markers of the line) and the line's text."""
+    line_text = "    return math.sqrt(x * x + {{c1::y * y}}) + undefined_name"
+    text = WEAK.replace("    return math.sqrt(x * x + y * y)", line_text).replace("```python check", "```python check\nnorm(3, 4)")
+    refused = put(teacher_server, "failing-norm", text)
+    assert refused.status_code == 422
+    (problem,) = refused.json()["problems"]
+    assert "NameError" in problem["message"]
+    assert problem["line"] == text.split("\n").index(line_text) + 1 and problem["text"] == line_text
+    assert problem["column"] == line_text.index("undefined_name") + 1
+    page = teacher_page(teacher_server)
+    form = page.post("/teach/new", data={"csrf": csrf(page), "id": "failing-norm", "text": text})
+    assert form.status_code == 422 and f"第 {problem['line']} 行第 {problem['column']} 列" in form.text
+    path = tmp_path / "failing-norm.md"
+    path.write_text(text)
+    cli = subprocess.run([sys.executable, "-m", "app.snippets", "check", str(path)], capture_output=True, text=True,
+                         timeout=300)
+    assert f"{path}:{problem['line']}:{problem['column']}: " in cli.stdout, cli.stdout + cli.stderr
+
+
 def teacher_page(url: str) -> httpx.Client:
     client = httpx.Client(base_url=url, timeout=120)
     assert client.get(f"/teach/login?token={TOKEN}").status_code in (200, 303)

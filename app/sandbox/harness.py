@@ -53,17 +53,28 @@ def reseed() -> None:
         sys.modules["numpy"].random.seed(seed % (1 << 32))
 
 
-def _location(exc: BaseException, files: dict[str, str]) -> tuple[str | None, int | None]:
-    """The innermost frame in one of the parts: the learner's line, not torch's."""
+def _location(exc: BaseException, files: dict[str, str]) -> tuple[str | None, int | None, int | None]:
+    """The innermost frame in one of the parts (the learner's line, not torch's): part, line and
+    1-based column of the failing expression where Python knows it."""
     if isinstance(exc, SyntaxError) and exc.filename in files:
-        return files[exc.filename], exc.lineno
-    found = (None, None)
+        return files[exc.filename], exc.lineno, exc.offset
+    found = (None, None, None)
     tb = exc.__traceback__
     while tb is not None:
-        if tb.tb_frame.f_code.co_filename in files:
-            found = (files[tb.tb_frame.f_code.co_filename], tb.tb_lineno)
+        code = tb.tb_frame.f_code
+        if code.co_filename in files:
+            found = (files[code.co_filename], tb.tb_lineno, _column(code, tb.tb_lasti, tb.tb_lineno))
         tb = tb.tb_next
     return found
+
+
+def _column(code, lasti: int, line: int) -> int | None:
+    """The 1-based column of the instruction at `lasti` (Python 3.11's positions), if on `line`."""
+    try:
+        start, _end, column, _end_column = list(code.co_positions())[lasti // 2]
+    except (IndexError, ValueError):
+        return None
+    return column + 1 if start == line and column is not None else None
 
 
 def _describe(exc: BaseException) -> str:
@@ -117,7 +128,7 @@ def run_parts(job: dict, limits: dict) -> dict:
         timers.disarm()
         if os.getpid() != owner:
             os._exit(1)
-        part, line = _location(exc, files)
+        part, line, column = _location(exc, files)
         status = _status(exc, part, job.get("check_part", "check"))
         if status == "memory":
             message = _memory_message(exc, limits)
@@ -126,7 +137,8 @@ def run_parts(job: dict, limits: dict) -> dict:
             message = message or _describe(exc)
         if status in ("error", "failed"):
             _print_traceback(exc)
-        return {"status": status, "message": message[:MESSAGE_CHARS], "part": part, "line": line}
+        return {"status": status, "message": message[:MESSAGE_CHARS], "part": part, "line": line,
+                "column": column}
     if os.getpid() != owner:
         os._exit(0)
-    return {"status": "passed", "message": "", "part": None, "line": None}
+    return {"status": "passed", "message": "", "part": None, "line": None, "column": None}

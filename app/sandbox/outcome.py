@@ -70,8 +70,9 @@ def outcome(limits: dict, kill_reason: str | None, report: dict | None, status: 
 def _checked(result: dict) -> dict:
     """The job's own report, reduced to well-formed fields."""
     status = result.get("status") if result.get("status") in STATUSES else "error"
-    line = result.get("line")
+    line, column = result.get("line"), result.get("column")
     part = result.get("part")
     return {"status": status, "message": str(result.get("message", ""))[:MESSAGE_CHARS],
             "part": part if isinstance(part, str) else None,
-            "line": line if isinstance(line, int) and not isinstance(line, bool) else None}
+            "line": line if isinstance(line, int) and not isinstance(line, bool) else None,
+            "column": column if isinstance(column, int) and not isinstance(column, bool) else None}

@@ -98,7 +98,7 @@ class JobProcess:
             self.kill_reason = self.kill_reason or "unreadable"  # it ended in the middle of a frame
         out, err = (c.text() for c in self.captures.values())
         base = {"stdout": out, "stderr": err, "seconds": round(time.monotonic() - self.started, 4),
-                "part": None, "line": None}
+                "part": None, "line": None, "column": None}
         return base | outcome(self.limits, self.kill_reason, self.report, status, cpu)
 
 

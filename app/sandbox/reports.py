@@ -7,7 +7,7 @@ Strings come back with lone surrogates replaced, since they cannot be encoded fo
 from .framing import FrameError
 
 TEXT_CHARS = 4000
-_RESULT_FIELDS = ("status", "message", "part", "line")
+_RESULT_FIELDS = ("status", "message", "part", "line", "column")
 
 
 def clean_text(value, limit: int = TEXT_CHARS) -> str:
@@ -44,7 +44,8 @@ def _result(value) -> dict:
         raise FrameError("unknown result field")
     part = value.get("part")
     return {"status": clean_text(value.get("status"), 16), "message": clean_text(value.get("message", "")),
-            "part": None if part is None else clean_text(part, 64), "line": _line(value.get("line"))}
+            "part": None if part is None else clean_text(part, 64), "line": _line(value.get("line")),
+            "column": _line(value.get("column"))}
 
 
 def job_frame(frame, ready_seen: bool) -> dict:

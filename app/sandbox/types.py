@@ -43,6 +43,7 @@ class Verdict:
     message: str
     part: str | None = None
     line: int | None = None
+    column: int | None = None  # 1-based, where Python knows the failing expression's place
     stdout: str = ""
     stderr: str = ""
     seconds: float = 0.0

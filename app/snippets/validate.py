@@ -94,7 +94,8 @@ def verdict_problem(snippet: Snippet, verdict: Verdict) -> Problem | None:
                     status=verdict.status, detail=verdict.message or verdict.status)
     if verdict.part and verdict.line:
         message += _("（%(part)s 第 %(line)s 行）", part=verdict.part, line=verdict.line)
-    return Problem(file_line(snippet.source, verdict.part, verdict.line), message)
+    place = file_place(snippet.source, verdict.part, verdict.line, verdict.column)
+    return Problem(place.line, message, place.column) if place else Problem(None, message)
 
 
 def file_line(source: str, part: str | None, line: int | None) -> int | None:

@@ -79,5 +79,6 @@ def report_json(report: Report) -> dict:
 
 def _verdict_place(report: Report) -> dict | None:
     verdict, snippet = report.verdict, report.snippet
-    place = file_place(snippet.source, verdict.part, verdict.line) if snippet and not verdict.passed else None
+    place = file_place(snippet.source, verdict.part, verdict.line, verdict.column) \
+        if snippet and not verdict.passed else None
     return place.as_json() if place else None

@@ -20,7 +20,7 @@ json_values = st.recursive(
 report_like = st.fixed_dictionaries({}, optional={
     "status": st.sampled_from(["passed", "failed", "error", "memory", "x"]) | json_values,
     "message": st.text() | json_values, "part": st.text() | json_values,
-    "line": st.integers(-5, 1 << 40) | json_values})
+    "line": st.integers(-5, 1 << 40) | json_values, "column": st.integers(-5, 1 << 40) | json_values})
 frames = st.one_of(
     st.builds(lambda v: {"ready": v}, st.dictionaries(st.text(max_size=10), st.booleans()) | json_values),
     st.builds(lambda v: {"result": v}, report_like | json_values),
@@ -53,9 +53,10 @@ def _assert_well_formed(report: dict) -> None:
         assert all(isinstance(k, str) and isinstance(v, bool) for k, v in report["ready"].items())
         return
     verdict = outcome(LIMITS, None, report, 0, 0.0)
-    assert set(verdict) <= {"status", "message", "part", "line"}
+    assert set(verdict) <= {"status", "message", "part", "line", "column"}
     assert verdict["status"] in ("passed", "failed", "error", "timeout", "memory", "crashed", "output")
     assert verdict.get("line") is None or isinstance(verdict["line"], int)
+    assert verdict.get("column") is None or isinstance(verdict["column"], int)
     # The server sends it on and the web app renders it: strict UTF-8 must work.
     json.dumps(verdict, ensure_ascii=False).encode("utf-8")
     assert framing.FrameBuffer().feed(framing.encode(verdict)) == [verdict]
