@@ -271,3 +271,28 @@ def test_an_alternative_on_a_fixed_blank_of_an_exercise(app):
         "csrf": csrf, "version": snippet.version, "first": str(first), "last": str(last), "text": "other_text"},
         follow_redirects=False).status_code == 303
     assert state_of("other_text")[0] == "right" and state_of("else")[0] == "wrong"
+
+
+def test_a_class_code_is_typed_in_any_case_and_a_wrong_one_is_said_on_the_me_page(app):
+    tutor, csrf = teacher(app)
+    made = tutor.post("/teach/classes", data={"csrf": csrf}, follow_redirects=False)
+    code = made.headers["location"].rsplit("/", 1)[1]
+    assert code.isupper()  # generated codes are upper case
+    pupil = TestClient(app)
+    assert pupil.post("/me/profile", data={"class_code": code.lower()}, follow_redirects=False).status_code == 303
+    assert pupil.get("/me", headers=JSON).json()["learner"]["class_code"] == code  # stored as created
+    other = TestClient(app)
+    assert other.get(f"/join/{code.lower()}").status_code == 200
+    assert other.post(f"/join/{code.lower()}", follow_redirects=False).status_code == 303
+    assert other.get("/me", headers=JSON).json()["learner"]["class_code"] == code
+    assert tutor.get(f"/teach/classes/{code.lower()}").status_code == 200
+    submit(other, seed=1)
+    assert stats(tutor, f"class={code.lower()}")["attempts"] == 1
+    refused = tutor.post("/teach/classes", data={"csrf": csrf, "code": code.lower()})
+    assert refused.status_code == 409 and count(app, classes) == 1  # no second class differing only in case
+    wrong = pupil.post("/me/profile", data={"name": "小明", "class_code": "nope-1"})
+    assert wrong.status_code == 422
+    assert "没有班级代码 “nope-1”" in wrong.text and "我的进度" in wrong.text  # the /me page, not a bare error page
+    assert 'value="nope-1" aria-invalid="true"' in wrong.text and 'value="小明"' in wrong.text  # what was typed
+    assert pupil.get("/me", headers=JSON).json()["learner"] == {"name": None, "class_code": code}
+    assert pupil.post("/me/profile", data={"class_code": "nope-1"}, headers=JSON).json()["error"]
