@@ -1,6 +1,7 @@
 """Teacher access: one token, a signed session cookie, CSRF tokens and a login rate limit."""
 import hmac
 import logging
+import re
 import secrets
 import time
 from collections import defaultdict, deque
@@ -71,6 +72,16 @@ class TeacherAuth:
         return scheme.lower() == "bearer" and bool(value) and self.token_matches(value.strip())
 
 
+ANONYMOUS = re.compile(r"^(?:教师|Teacher) ([0-9A-Za-z_-]{1,12})$")
+
+
 def teacher_label(session: dict) -> str:
-    """Who did it, as pages show it: the name given at login, else "教师" and the session's short id."""
-    return session.get("name") or _("教师 %(sid)s", sid=session.get("sid") or session["csrf"][:6])
+    """Who did it, as stored: the name given at login, else "教师" and the session's short id, in
+    the same words whatever the teacher's language (pages say it in theirs: `shown_teacher`)."""
+    return session.get("name") or f"教师 {session.get('sid') or session['csrf'][:6]}"
+
+
+def shown_teacher(stored: str | None) -> str:
+    """A stored teacher label in the page's language."""
+    anonymous = ANONYMOUS.match(stored or "")
+    return _("教师 %(sid)s", sid=anonymous.group(1)) if anonymous else (stored or "")

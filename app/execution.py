@@ -33,3 +33,7 @@ def status_label(status: str) -> str:
         "crashed": _("进程崩溃"),
         "output": _("输出过多"),
     }.get(status, status)
+
+
+def part_label(part: str) -> str:
+    return {"code": _("代码"), "setup": _("准备代码"), "check": _("验证代码")}.get(part, part)

@@ -296,3 +296,20 @@ def test_a_class_code_is_typed_in_any_case_and_a_wrong_one_is_said_on_the_me_pag
     assert 'value="nope-1" aria-invalid="true"' in wrong.text and 'value="小明"' in wrong.text  # what was typed
     assert pupil.get("/me", headers=JSON).json()["learner"] == {"name": None, "class_code": code}
     assert pupil.post("/me/profile", data={"class_code": "nope-1"}, headers=JSON).json()["error"]
+
+
+def test_an_unnamed_teacher_is_named_in_the_language_of_the_page(app):
+    import re
+    tutor, csrf = teacher(app, name="")
+    make_class(tutor, csrf, "a")
+    form = drill_form(app, SNIPPET, 30, 5)
+    first = next(k for k in form if k[:1] == "s" and k[1:].isdigit())[1:]
+    version = app.state.library.get(SNIPPET).version
+    assert tutor.post(f"/teach/stats/{SNIPPET}/alternatives", data={
+        "csrf": csrf, "version": version, "first": first, "last": first, "text": "alt_name"},
+        follow_redirects=False).status_code == 303
+    for url in ("/teach/classes", f"/teach/stats/{SNIPPET}"):
+        english = tutor.get(url + "?lang=en").text
+        sid = re.search(r"Teacher ([0-9A-Za-z_-]{6})", english).group(1)
+        assert "教师 " + sid not in english
+        assert "教师 " + sid in tutor.get(url + "?lang=zh").text

@@ -25,7 +25,10 @@ def test_passing_reference_is_saved_with_its_verdict_and_time(teacher):
 def test_reference_failing_its_check_is_not_saved(teacher):
     client, token, data = teacher
     response = upload(client, token, snippet_text(check='assert square(3) == 10, "要 10"'), "fails")
-    assert response.status_code == 422 and "参考代码没有通过自己的检查" in response.text and "要 10" in response.text
+    assert response.status_code == 422 and "参考代码没有通过自己的检查：验证未通过 — " in response.text
+    assert "要 10" in response.text and "（验证代码 第 1 行）" in response.text  # every word in Chinese
+    problem = response.text.split("参考代码没有通过")[1].split("</")[0]
+    assert "failed" not in problem and "check" not in problem
     assert stored_text(client.app, "fails") is None
 
 

@@ -6,7 +6,7 @@ from fastapi.responses import RedirectResponse, Response, StreamingResponse
 from sqlalchemy.exc import IntegrityError
 
 from .. import deps
-from ..auth import teacher_label
+from ..auth import shown_teacher, teacher_label
 from ..classes import roster
 from ..classes.export import class_csv
 from ..classes.figures import Scope
@@ -25,7 +25,8 @@ router.include_router(class_stats.api)
 
 def _page(request: Request, template: str, context: dict, data, status: int = 200) -> Response:
     session = deps.auth(request).session(request) or {}
-    return render(request, f"teach/{template}", {"csrf": session.get("csrf", ""), **context}, data=data,
+    return render(request, f"teach/{template}", {"csrf": session.get("csrf", ""), "teacher_name": shown_teacher,
+                                                 **context}, data=data,
                   status=status)
 
 
