@@ -11,6 +11,7 @@ from sqlalchemy import func, select
 from app.classes.tables import alternatives, classes
 from app.db.tables import attempts
 from app.main import create_app
+from app.memory.export import csv_cell
 from app.settings import Settings
 from app.store import AttemptRecord
 from tests.class_helpers import (SNIPPET, answers_of, learner, make_class, plain_figures, submit, teacher,
@@ -313,3 +314,22 @@ def test_an_unnamed_teacher_is_named_in_the_language_of_the_page(app):
         sid = re.search(r"Teacher ([0-9A-Za-z_-]{6})", english).group(1)
         assert "教师 " + sid not in english
         assert "教师 " + sid in tutor.get(url + "?lang=zh").text
+
+
+def test_csv_keeps_operator_and_number_answers_and_quotes_formulas(app):
+    tutor, csrf = teacher(app)
+    make_class(tutor, csrf, "a")
+    pupil = learner(app, "a")
+    seed, form = next((seed, form) for seed in range(1, 200) for form in [drill_form(app, SNIPPET, 50, seed)]
+                      if {"-", "+", "0.0"} <= set(form.values()))
+    keys = {text: next(k for k in form if k[:1] == "s" and form[k] == text) for text in ("-", "+", "0.0")}
+    hostile = next(k for k in form if k[:1] == "s" and k[1:].isdigit() and k not in keys.values())
+    submit(pupil, seed, {keys["-"]: "+", keys["+"]: "-2+3", keys["0.0"]: "-1", hostile: "@SUM(A1)"}, rate=50)
+    rows = list(csv.DictReader(io.StringIO(tutor.get("/teach/classes/a/attempts.csv").text)))
+    given = {r["blank"]: (r["expected"], r["given"]) for r in rows}
+    assert given[keys["-"]] == ("-", "+") and given[keys["0.0"]] == ("0.0", "-1")  # as typed, so they count
+    assert given[keys["+"]] == ("+", "'-2+3") and given[hostile][1] == "'@SUM(A1)"  # a spreadsheet would run these
+    for cell in ("=1", "==", "-=", "+1+cmd", "\t=1", "＝1"):
+        assert csv_cell(cell) == "'" + cell, cell
+    for cell in ("-", "+", "@", "-0.5", "+3", "1e-3", "x - 1"):
+        assert csv_cell(cell) == cell, cell
