@@ -35,7 +35,14 @@ def test_enter_moves_between_blanks_and_never_submits(page: Page, live_server):
     assert focused(page) == keys[0]
     page.focus(f'input[name="{keys[-1]}"]')
     page.keyboard.press("Enter")
-    assert focused(page) == "primary"  # past the last blank: the submit button
+    assert focused(page) == keys[1]  # past the last blank: back to the first one still empty
+    for key in keys:
+        page.fill(f'input[name="{key}"]', "x")
+    page.focus(f'input[name="{keys[-1]}"]')
+    page.keyboard.press("Enter")
+    page.keyboard.press("Enter")  # twice: the second Enter once reached the submit button
+    assert focused(page) == keys[-1]  # every blank is filled: it stays and says how to submit
+    expect(page.locator("#announcer")).to_have_text(re.compile("最后一个空.*Ctrl\\+Enter"))
     page.wait_for_timeout(300)
     expect(page.locator(".result")).to_have_count(0)  # nothing was submitted
     expect(page.locator(".answers")).to_have_count(0)
