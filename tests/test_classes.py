@@ -289,6 +289,8 @@ def test_a_class_code_is_typed_in_any_case_and_a_wrong_one_is_said_on_the_me_pag
     assert tutor.get(f"/teach/classes/{code.lower()}").status_code == 200
     submit(other, seed=1)
     assert stats(tutor, f"class={code.lower()}")["attempts"] == 1
+    chart = tutor.get(f"/teach/stats/{SNIPPET}").text.split('<svg class="chart"')[1].split("</svg>")[0]
+    assert f'>{datetime.now(timezone.utc).date().isoformat()}</text>' in chart  # the day under its dot
     refused = tutor.post("/teach/classes", data={"csrf": csrf, "code": code.lower()})
     assert refused.status_code == 409 and count(app, classes) == 1  # no second class differing only in case
     wrong = pupil.post("/me/profile", data={"name": "小明", "class_code": "nope-1"})

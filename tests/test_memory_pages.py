@@ -107,3 +107,19 @@ def test_profile_name_and_class_code(client):
         response = client.post("/me/profile", data=bad)
         assert response.status_code == 422, bad
     assert client.get("/me", headers={"accept": "application/json"}).json()["learner"]["name"] == "小 明"
+
+
+def test_the_accuracy_chart_has_a_time_axis_with_dates(client):
+    import re
+    from app.memory.progress import CHART_W, chart_svg
+    practise(client, seed=1, wrong=2)
+    today = datetime.now(timezone.utc).date().isoformat()
+    chart = client.get("/me").text.split('<svg class="chart"')[1].split("</svg>")[0]
+    assert re.search(rf'<text class="date" x="{CHART_W // 2}" y="\d+">{today}</text>', chart)  # one day: its date
+    day = 86400.0
+    start = datetime(2026, 11, 28, 9, tzinfo=timezone.utc).timestamp()
+    three = chart_svg([[start, 0.5], [start + day, 0.75], [start + 3 * day, 1.0]])
+    assert ">2026-11-28</text>" in three and ">2026-12-01</text>" in three and "2026-11-29</text>" not in three
+    xs = [float(x) for x in re.findall(r'<circle cx="([\d.]+)"', three)]
+    assert xs == [0.0, CHART_W / 3, CHART_W]  # placed by time, not by count
+    assert three.count('class="tick"') == 3
