@@ -1,6 +1,7 @@
 """A learner's standing, read from their cards and token memory: what `/me` and `/` show."""
 from datetime import datetime, time, timedelta, timezone
 
+from .lateness import overdue_by
 from .progress import chart_svg, duration, heatmap_html, streak
 from .schedule import aware
 from .state import due_cards, learner_cards, token_memory
@@ -9,8 +10,9 @@ from .versions import stored_code
 DEFAULT_REVIEW_RATE = 15
 
 
-def due_list(db, learner: str, library, at: datetime) -> list[dict]:
-    """What is due by `at`, soonest first, with where to review it."""
+def due_list(db, learner: str, library, at: datetime, now: datetime | None = None) -> list[dict]:
+    """What is due by `at`, soonest first, with where to review it and how late it is by `now`."""
+    now = now or datetime.now(timezone.utc)
     out = []
     for card in due_cards(db, learner, at):
         snippet = library.get(card.snippet_id)
@@ -19,6 +21,7 @@ def due_list(db, learner: str, library, at: datetime) -> list[dict]:
         question = card.item.startswith("q")
         out.append({"snippet": snippet.id, "title": snippet.title, "item": card.item,
                     "kind": "question" if question else "code", "due": aware(card.due).isoformat(),
+                    "overdue": overdue_by(aware(card.due), now),
                     "url": f"/s/{snippet.id}" if question else f"/s/{snippet.id}/review?rate={DEFAULT_REVIEW_RATE}"})
     return out
 

@@ -30,7 +30,7 @@ def _me_page(request: Request, status: int = 200, profile: dict | None = None) -
     now = datetime.now(timezone.utc)
     with store.engine.connect() as db:
         who = identity.profile(db, learner)
-        due = due_list(db, learner, deps.library(request), end_of_today(now))
+        due = due_list(db, learner, deps.library(request), end_of_today(now), now)
         snippets = snippet_progress(db, learner, deps.library(request), now)
     link = str(request.base_url).rstrip("/") + "/me/continue/" + \
         request.app.state.identity.link_token(learner, who["link_gen"])
