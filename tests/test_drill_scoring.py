@@ -117,6 +117,21 @@ def test_a_wrong_span_shows_a_token_diff(client):
     assert "diffs" not in post(client, "mlm-flash-forward", token_form, **{"HX-Request": "true"}).text
 
 
+
+def test_a_wrong_fixed_blank_of_an_exercise_shows_a_token_diff(client):
+    snippet = client.app.state.library.get("ex2-online-softmax")
+    answers = right_answers(client.app, "ex2-online-softmax")
+    assert answers["c0"] == "x.max(dim=-1, keepdim=True).values"
+    answers["c0"] = "x.max(dim=1).values"
+    html = client.post("/s/ex2-online-softmax", data={"version": snippet.version, **answers}).text
+    diffs = html.split('<ul class="diffs">')[1].split("</ul>")[0]
+    assert diffs.count("<li>") == 1 and "<ins>-</ins>" in diffs and "<ins>keepdim</ins>" in diffs
+    assert "<span>values</span>" in diffs  # the tokens in common, as they are
+    right = client.post("/s/ex2-online-softmax", data={"version": snippet.version,
+                                                      **right_answers(client.app, "ex2-online-softmax")}).text
+    assert '<ul class="diffs">' not in right
+
+
 BARE_CHECK = """---
 title: bare check
 summary: a check without messages

@@ -45,8 +45,9 @@ def result_shape(drill: Drill, result: Result | None) -> tuple | None:
 
 
 def _wrong_pieces(drill: Drill, result: Result) -> list:
-    """Wrong answers of span and line blanks: the ones a token diff helps with."""
-    if drill.unit == "token" or drill.mode != "random":
+    """Wrong answers of span and line blanks and of an exercise's fixed blanks (often several
+    tokens): the ones a token diff helps with. A random single token's diff is just its answer."""
+    if drill.mode == "random" and drill.unit == "token":
         return []
     labels = {h.key: h.label for h in drill.holes}
     return [(labels[v.key], v) for v, state in zip(result.verdicts, result.states()) if state == "wrong"]
