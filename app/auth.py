@@ -30,10 +30,13 @@ class TeacherAuth:
         self._failures: dict[str, deque] = defaultdict(deque)
         self._per_minute = settings.login_attempts_per_minute
 
-    def announce(self) -> None:
+    def announce(self, bases: list[str]) -> None:
+        """Log the login URL on each address the server listens on (`bases`; the bare path when
+        none is known, e.g. an in-process client)."""
         if self.generated:
             # Like Jupyter: the only way in is this URL, printed once to whoever started the server.
-            log.warning("teacher login (on this server's address): /teach/login?token=%s", self.token)
+            for base in bases or [""]:
+                log.warning("teacher login: %s/teach/login?token=%s", base, self.token)
 
     def token_matches(self, given: str) -> bool:
         return hmac.compare_digest(given.encode("utf-8", "surrogatepass"), self.token.encode())

@@ -14,6 +14,7 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy.engine import make_url
 
 from . import observability
+from .observability.addresses import first_listening_urls
 from .assets import head_tags
 from .markdown import pygments_css
 from .auth import TeacherAuth
@@ -70,9 +71,9 @@ async def lifespan(app: FastAPI):
         await sandbox.start()
     app.state.sandbox = sandbox
     observability.watch_sandbox(app.state.metrics, sandbox)
-    app.state.auth.announce()
-    follower = asyncio.get_running_loop().create_task(
-        app.state.catalog.follow(app.state.settings.sync_seconds))
+    loop = asyncio.get_running_loop()
+    announcer = loop.create_task(_announce_login(app)) if app.state.auth.generated else None
+    follower = loop.create_task(app.state.catalog.follow(app.state.settings.sync_seconds))
     thresholds = gc.get_threshold()
     # What start-up made lives as long as the server: keep the collector off it, and let it run
     # less often (a request allocates thousands of short-lived objects). Measured: about 7 % less
@@ -84,12 +85,19 @@ async def lifespan(app: FastAPI):
         yield
     finally:
         follower.cancel()
+        if announcer is not None:
+            announcer.cancel()
         gc.set_threshold(*thresholds)
         gc.unfreeze()
         await app.state.strength_jobs.close()
         if sandbox is not None:
             await sandbox.close()
         app.state.metrics.close()
+
+
+async def _announce_login(app: FastAPI) -> None:
+    """The teacher login URL with the host and port, once the server listens (after start-up)."""
+    app.state.auth.announce(await first_listening_urls())
 
 
 def _private_data(settings: Settings) -> None:
