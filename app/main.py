@@ -96,8 +96,13 @@ async def lifespan(app: FastAPI):
 
 
 async def _announce_login(app: FastAPI) -> None:
-    """The teacher login URL with the host and port, once the server listens (after start-up)."""
-    app.state.auth.announce(await first_listening_urls())
+    """The teacher login URL with the host and port, once the server listens (after start-up);
+    the bare path if it never does (an in-process client) or stops first."""
+    urls: list[str] = []
+    try:
+        urls = await first_listening_urls()
+    finally:
+        app.state.auth.announce(urls)
 
 
 def _private_data(settings: Settings) -> None:

@@ -71,3 +71,22 @@ def test_the_generated_teacher_login_is_logged_as_a_full_url_that_signs_in(tmp_p
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_listening_urls_are_read_from_this_process_sockets_without_leaking_any():
+    import os
+    import socket
+
+    from app.observability.addresses import listening_urls
+    before = len(os.listdir("/proc/self/fd"))
+    with socket.socket() as listener, socket.socket(socket.AF_INET6) as wildcard, socket.socket() as idle:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        wildcard.bind(("::", 0))
+        wildcard.listen()
+        idle.bind(("127.0.0.1", 0))  # bound, not listening: no URL
+        urls = [listening_urls() for _ in range(50)][-1]
+        assert f"http://127.0.0.1:{listener.getsockname()[1]}" in urls
+        assert f"http://[::1]:{wildcard.getsockname()[1]}" in urls
+        assert not any(url.endswith(f":{idle.getsockname()[1]}") for url in urls)
+        assert len(os.listdir("/proc/self/fd")) == before + 3

@@ -3,6 +3,7 @@ them only after the app's start-up, and the app is never told its host and port.
 import asyncio
 import os
 import socket
+import stat
 
 WILDCARDS = {"0.0.0.0": "127.0.0.1", "::": "::1"}  # listening on every address: this host's own is one
 
@@ -11,15 +12,27 @@ def listening_urls() -> list[str]:
     """`http://host:port` of each TCP socket this process listens on, sorted."""
     urls = set()
     for fd in _open_fds():
-        try:
-            sock = socket.socket(fileno=os.dup(fd))
-        except OSError:
-            continue  # not a socket (or gone meanwhile)
-        with sock:
-            address = _listening_address(sock)
+        address = _socket_address(fd)
         if address:
             urls.add(_url(*address))
     return sorted(urls)
+
+
+def _socket_address(fd: int) -> tuple[str, int] | None:
+    """The address a listening TCP socket at `fd` is bound to, read through a copy of the fd."""
+    try:
+        if not stat.S_ISSOCK(os.fstat(fd).st_mode):
+            return None
+        copy = os.dup(fd)
+    except OSError:
+        return None  # closed meanwhile
+    try:
+        sock = socket.socket(fileno=copy)
+    except OSError:
+        os.close(copy)
+        return None
+    with sock:
+        return _listening_address(sock)
 
 
 async def first_listening_urls(wait_seconds: float = 10.0, every: float = 0.05) -> list[str]:
