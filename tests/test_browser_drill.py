@@ -197,3 +197,35 @@ def test_layout_keeps_line_numbers_and_fits_the_screen(browser, live_server, app
     expect(page.locator(".verdict.passed")).to_be_visible()
     expect(page.locator("input.blank.right")).to_have_count(len(answers))
     page.close()
+
+
+WRAPPED_ROWS = """e => [...e.querySelectorAll('.line')].map(line => {
+    const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+    let first = null;
+    for (let node = walker.nextNode(); node && !first; node = walker.nextNode()) {
+      const k = node.data.search(/\\S/);
+      if (k >= 0) { first = document.createRange(); first.setStart(node, k); first.setEnd(node, k + 1); }
+    }
+    if (!first) return null;
+    const all = document.createRange(); all.selectNodeContents(line);
+    const rects = [...all.getClientRects()].filter(r => r.width > 0), top = first.getBoundingClientRect().top;
+    const later = rects.filter(r => r.top > top + 4);
+    return {indent: parseInt(line.style.getPropertyValue('--i') || '0'), code: first.getBoundingClientRect().left,
+            wrapped: later.length ? Math.min(...later.map(r => r.left)) : null,
+            guides: getComputedStyle(line).backgroundSize};
+  }).filter(Boolean)"""
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_a_wrapped_line_keeps_its_indentation_visible(browser, live_server, width):
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    page.goto(f"{live_server}/s/ex5-flash-backward")
+    rows = page.locator("pre.lines").first.evaluate(WRAPPED_ROWS)
+    wrapped = [r for r in rows if r["wrapped"] is not None]
+    if width == 390:
+        assert any(r["indent"] >= 8 for r in wrapped)  # deeply nested lines do wrap on a phone
+    for row in wrapped:  # a wrapped row starts right of where its line's code starts
+        assert row["wrapped"] > row["code"] + 1, row
+    nested = [r for r in rows if r["indent"] >= 4]
+    assert nested and all(r["guides"].split()[0] not in ("0px", "auto") for r in nested)  # indent guides drawn
+    page.close()
