@@ -12,6 +12,7 @@ from jinja2_fragments.fastapi import Jinja2Blocks
 from markupsafe import Markup, escape
 
 from . import i18n
+from .engine.cjk import lang_attribute
 from .engine.inputs import mark_names
 from .settings import PROJECT_DIR
 
@@ -30,6 +31,7 @@ def make_templates() -> Jinja2Blocks:
     templates.env.globals["ui_language"] = i18n.language
     templates.env.globals["ui_languages"] = UI_LANGUAGES
     templates.env.globals["mark_names"] = mark_names
+    templates.env.globals["lang_of"] = lambda text: Markup(lang_attribute(str(text)))  # snippet content
     templates.frames = {}
     return templates
 

@@ -4,6 +4,7 @@ from datetime import date, datetime, timedelta, timezone
 
 from markupsafe import Markup
 
+from ..engine.cjk import lang_attribute
 from ..engine.tokens import eligible_spans
 from ..i18n import _
 from .update import decayed
@@ -36,7 +37,8 @@ def chart_svg(history: list[list[float]], label: str | None = None, when=None) -
                    for x, y, t, acc in points)
     ticks = "".join(f'<line class="tick" x1="{x:.1f}" y1="{CHART_H}" x2="{x:.1f}" y2="{CHART_H + 3}"/>'
                     for x in sorted({round(p[0], 1) for p in points}))
-    label = html.escape(label or _("正确率变化：%(n)s 次，最近 %(last)s", n=n, last=f"{history[-1][1]:.0%}"))
+    latest = f"{history[-1][1]:.0%}"
+    label = html.escape(label or _("正确率变化：%(n)s 次，最近 %(last)s", n=n, last=latest))
     return Markup(f'<svg class="chart" viewBox="{-LABEL_W} -6 {CHART_W + LABEL_W + 6} {CHART_H + 22}" role="img"'
                   f' aria-label="{label}"><text x="-6" y="4">100%</text><text x="-6" y="{CHART_H + 4}">0%</text>'
                   f'<line class="axis" x1="0" y1="{CHART_H}" x2="{CHART_W}" y2="{CHART_H}"/>'
@@ -89,7 +91,7 @@ def coloured_code(code: str, mark) -> Markup:
     None). A token with a tip can be focused to show it."""
     out, pos = [], 0
     for span in eligible_spans(code):
-        out.append(html.escape(code[pos:span.start]))
+        out.append(_between(code[pos:span.start]))
         level, tip = mark(span)
         text = html.escape(span.text)
         if not tip:
@@ -99,8 +101,14 @@ def coloured_code(code: str, mark) -> Markup:
             out.append(f'<span class="tok h{level}" tabindex="0" data-tip="{tip}" aria-label="{text}: {tip}">'
                        f'{text}</span>')
         pos = span.end
-    out.append(html.escape(code[pos:]))
+    out.append(_between(code[pos:]))
     return Markup("".join(out))
+
+
+def _between(text: str) -> str:
+    """Code between tokens (comments, strings, spaces), its Chinese lines marked as such."""
+    return "\n".join(f'<span{lang_attribute(line)}>{html.escape(line)}</span>' if lang_attribute(line)
+                     else html.escape(line) for line in text.split("\n"))
 
 
 def _tip(row) -> str:
