@@ -59,7 +59,7 @@ def test_empty_blanks_are_not_run_and_the_filled_ones_are_scored(running_client)
     assert states[keys[0]] == states[keys[1]] == "empty" and set(states.values()) == {"right", "empty"}
     html = post(running_client, "mlm-online-softmax", form).text
     assert "2 个空还没填，代码没有运行" in html and "SyntaxError" not in html and 'class="verdict' not in html
-    form[keys[0]], form[keys[1]] = right_answers(running_client.app, "mlm-online-softmax", 20, 5)[keys[0]], "x"
+    form[keys[0]], form[keys[1]] = right_answers(running_client.app, "mlm-online-softmax", 20, 5)[keys[0]], "no_such_name"
     data = post(running_client, "mlm-online-softmax", form, **JSON).json()["result"]
     assert data["run"]["status"] in ("error", "failed") and data["empty"] == 0  # all filled: it runs
 
