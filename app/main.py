@@ -14,13 +14,14 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy.engine import make_url
 
 from . import observability
+from .observability.addresses import first_listening_urls
 from app.web.assets import head_tags
 from app.web.markdown import pygments_css
 from app.teach.auth import TeacherAuth
 from app.teach.catalog import Catalog
 from .db.legacy_files import import_files
 from .db.snippet_rows import SnippetRows
-from app.learn.execution import status_label
+from app.snippets.labels import status_label
 from app.web.head_requests import HeadAsGet
 from app.web.keys import ConfigError, app_secret
 from app.web.language import LanguageMiddleware, default_language
@@ -72,9 +73,9 @@ async def lifespan(app: FastAPI):
         await sandbox.start()
     app.state.sandbox = sandbox
     observability.watch_sandbox(app.state.metrics, sandbox)
-    app.state.auth.announce()
-    follower = asyncio.get_running_loop().create_task(
-        app.state.catalog.follow(app.state.settings.sync_seconds))
+    loop = asyncio.get_running_loop()
+    announcer = loop.create_task(_announce_login(app)) if app.state.auth.generated else None
+    follower = loop.create_task(app.state.catalog.follow(app.state.settings.sync_seconds))
     thresholds = gc.get_threshold()
     # What start-up made lives as long as the server: keep the collector off it, and let it run
     # less often (a request allocates thousands of short-lived objects). Measured: about 7 % less
@@ -86,6 +87,8 @@ async def lifespan(app: FastAPI):
         yield
     finally:
         follower.cancel()
+        if announcer is not None:
+            announcer.cancel()
         gc.set_threshold(*thresholds)
         gc.unfreeze()
         await app.state.strength_jobs.close()
@@ -93,6 +96,16 @@ async def lifespan(app: FastAPI):
         if sandbox is not None:
             await sandbox.close()
         app.state.metrics.close()
+
+
+async def _announce_login(app: FastAPI) -> None:
+    """The teacher login URL with the host and port, once the server listens (after start-up);
+    the bare path if it never does (an in-process client) or stops first."""
+    urls: list[str] = []
+    try:
+        urls = await first_listening_urls()
+    finally:
+        app.state.auth.announce(urls)
 
 
 def _private_data(settings: Settings) -> None:

@@ -44,7 +44,16 @@
   function move(input, step) {
     var all = blanks(input.closest(".trainer")), next = all[all.indexOf(input) + step];
     if (next) { next.focus(); next.select(); return; }
-    if (step > 0) input.form.querySelector("button[type=submit]").focus();
+    if (step > 0) pastLast(input, all);
+  }
+
+  // Enter on the last blank never reaches Submit (a second Enter would submit): it goes back to
+  // the first blank still empty, or stays and says how to submit.
+  function pastLast(input, all) {
+    var empty = all.filter(function (b) { return b !== input && isEmpty(b) && !b.readOnly; })[0];
+    if (empty) { empty.focus(); empty.select(); return; }
+    var announcer = document.getElementById("announcer");
+    if (announcer) announcer.textContent = announcer.dataset.lastBlank || "";
   }
 
   function newMask() {

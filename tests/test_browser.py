@@ -78,7 +78,7 @@ def test_marks_follow_each_submission_and_messages_clear(page: Page, live_server
     page.goto(live_server + "/s/mlm-online-softmax/drill?rate=20&seed=5")
     answers = fill_right(page, app, "mlm-online-softmax")
     code = app.state.library.get("mlm-online-softmax").code
-    spans = eligible_spans(code)
+    spans = {s.index: s for s in eligible_spans(code)}  # a blank's key names its span's index
     first = next(k for k, a in answers.items() if a.isidentifier() and spans[int(k[1:])].start > code.index(":\n"))
     page.fill(f'input[name="{first}"]', "undefined_name")  # a NameError in the function's body
     page.click("button[type=submit]")

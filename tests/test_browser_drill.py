@@ -35,7 +35,14 @@ def test_enter_moves_between_blanks_and_never_submits(page: Page, live_server):
     assert focused(page) == keys[0]
     page.focus(f'input[name="{keys[-1]}"]')
     page.keyboard.press("Enter")
-    assert focused(page) == "primary"  # past the last blank: the submit button
+    assert focused(page) == keys[1]  # past the last blank: back to the first one still empty
+    for key in keys:
+        page.fill(f'input[name="{key}"]', "x")
+    page.focus(f'input[name="{keys[-1]}"]')
+    page.keyboard.press("Enter")
+    page.keyboard.press("Enter")  # twice: the second Enter once reached the submit button
+    assert focused(page) == keys[-1]  # every blank is filled: it stays and says how to submit
+    expect(page.locator("#announcer")).to_have_text(re.compile("最后一个空.*Ctrl\\+Enter"))
     page.wait_for_timeout(300)
     expect(page.locator(".result")).to_have_count(0)  # nothing was submitted
     expect(page.locator(".answers")).to_have_count(0)
@@ -189,4 +196,36 @@ def test_layout_keeps_line_numbers_and_fits_the_screen(browser, live_server, app
     page.click("button[type=submit]")
     expect(page.locator(".verdict.passed")).to_be_visible()
     expect(page.locator("input.blank.right")).to_have_count(len(answers))
+    page.close()
+
+
+WRAPPED_ROWS = """e => [...e.querySelectorAll('.line')].map(line => {
+    const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+    let first = null;
+    for (let node = walker.nextNode(); node && !first; node = walker.nextNode()) {
+      const k = node.data.search(/\\S/);
+      if (k >= 0) { first = document.createRange(); first.setStart(node, k); first.setEnd(node, k + 1); }
+    }
+    if (!first) return null;
+    const all = document.createRange(); all.selectNodeContents(line);
+    const rects = [...all.getClientRects()].filter(r => r.width > 0), top = first.getBoundingClientRect().top;
+    const later = rects.filter(r => r.top > top + 4);
+    return {indent: parseInt(line.style.getPropertyValue('--i') || '0'), code: first.getBoundingClientRect().left,
+            wrapped: later.length ? Math.min(...later.map(r => r.left)) : null,
+            guides: getComputedStyle(line).backgroundSize};
+  }).filter(Boolean)"""
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_a_wrapped_line_keeps_its_indentation_visible(browser, live_server, width):
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    page.goto(f"{live_server}/s/ex5-flash-backward")
+    rows = page.locator("pre.lines").first.evaluate(WRAPPED_ROWS)
+    wrapped = [r for r in rows if r["wrapped"] is not None]
+    if width == 390:
+        assert any(r["indent"] >= 8 for r in wrapped)  # deeply nested lines do wrap on a phone
+    for row in wrapped:  # a wrapped row starts right of where its line's code starts
+        assert row["wrapped"] > row["code"] + 1, row
+    nested = [r for r in rows if r["indent"] >= 4]
+    assert nested and all(r["guides"].split()[0] not in ("0px", "auto") for r in nested)  # indent guides drawn
     page.close()

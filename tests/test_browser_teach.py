@@ -1,4 +1,6 @@
 """A teacher's whole path in headless Chromium: sign in, upload, fix, preview, publish."""
+import re
+
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -40,6 +42,13 @@ def test_upload_fix_preview_publish(page: Page, teacher_server, artifacts):
     page.fill("#text", snippet_text())
     page.click("text=校验并保存")
     expect(page.locator(".notice.ok")).to_contain_text("已保存")
+    expect(page).to_have_url(re.compile(r"/teach/snippets/square\?saved=\w+&ms=\d+$"))  # post/redirect/get
+    posts = []
+    page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+    page.reload()  # a reload fetches the page again and posts nothing
+    expect(page.locator(".notice.ok")).to_contain_text("已保存")
+    assert posts == []
+    page.screenshot(path=artifacts / "teach-saved.png", full_page=True)
     page.click("a.button:text('固定填空')")
     expect(page.locator(".preview-banner")).to_be_visible()
     page.go_back()

@@ -13,7 +13,7 @@ from tests.helpers import right_answers
 pytestmark = pytest.mark.browser
 SNIPPET = "mlm-online-softmax"
 DRILL = f"/s/{SNIPPET}/drill?rate=30&seed=1"
-CLASS_MASK = f"/s/{SNIPPET}/drill?rate=20&seed=3"  # s35 is `0.0`: `0` passes the check (unproven)
+CLASS_MASK = f"/s/{SNIPPET}/drill?rate=20&seed=154"  # s35 is `0.0`: `0` passes the check (unproven)
 LABELS = {"system": "主题：跟随系统", "light": "主题：浅色", "dark": "主题：深色"}
 
 

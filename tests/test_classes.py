@@ -11,6 +11,7 @@ from sqlalchemy import func, select
 from app.classes.tables import alternatives, classes
 from app.db.tables import attempts
 from app.main import create_app
+from app.memory.export import csv_cell
 from app.settings import Settings
 from app.db.store import AttemptRecord
 from tests.class_helpers import (SNIPPET, answers_of, learner, make_class, plain_figures, submit, teacher,
@@ -271,3 +272,66 @@ def test_an_alternative_on_a_fixed_blank_of_an_exercise(app):
         "csrf": csrf, "version": snippet.version, "first": str(first), "last": str(last), "text": "other_text"},
         follow_redirects=False).status_code == 303
     assert state_of("other_text")[0] == "right" and state_of("else")[0] == "wrong"
+
+
+def test_a_class_code_is_typed_in_any_case_and_a_wrong_one_is_said_on_the_me_page(app):
+    tutor, csrf = teacher(app)
+    made = tutor.post("/teach/classes", data={"csrf": csrf}, follow_redirects=False)
+    code = made.headers["location"].rsplit("/", 1)[1]
+    assert code.isupper()  # generated codes are upper case
+    pupil = TestClient(app)
+    assert pupil.post("/me/profile", data={"class_code": code.lower()}, follow_redirects=False).status_code == 303
+    assert pupil.get("/me", headers=JSON).json()["learner"]["class_code"] == code  # stored as created
+    other = TestClient(app)
+    assert other.get(f"/join/{code.lower()}").status_code == 200
+    assert other.post(f"/join/{code.lower()}", follow_redirects=False).status_code == 303
+    assert other.get("/me", headers=JSON).json()["learner"]["class_code"] == code
+    assert tutor.get(f"/teach/classes/{code.lower()}").status_code == 200
+    submit(other, seed=1)
+    assert stats(tutor, f"class={code.lower()}")["attempts"] == 1
+    chart = tutor.get(f"/teach/stats/{SNIPPET}").text.split('<svg class="chart"')[1].split("</svg>")[0]
+    assert f'>{datetime.now(timezone.utc).date().isoformat()}</text>' in chart  # the day under its dot
+    refused = tutor.post("/teach/classes", data={"csrf": csrf, "code": code.lower()})
+    assert refused.status_code == 409 and count(app, classes) == 1  # no second class differing only in case
+    wrong = pupil.post("/me/profile", data={"name": "小明", "class_code": "nope-1"})
+    assert wrong.status_code == 422
+    assert "没有班级代码 “nope-1”" in wrong.text and "我的进度" in wrong.text  # the /me page, not a bare error page
+    assert 'value="nope-1" aria-invalid="true"' in wrong.text and 'value="小明"' in wrong.text  # what was typed
+    assert pupil.get("/me", headers=JSON).json()["learner"] == {"name": None, "class_code": code}
+    assert pupil.post("/me/profile", data={"class_code": "nope-1"}, headers=JSON).json()["error"]
+
+
+def test_an_unnamed_teacher_is_named_in_the_language_of_the_page(app):
+    import re
+    tutor, csrf = teacher(app, name="")
+    make_class(tutor, csrf, "a")
+    form = drill_form(app, SNIPPET, 30, 5)
+    first = next(k for k in form if k[:1] == "s" and k[1:].isdigit())[1:]
+    version = app.state.library.get(SNIPPET).version
+    assert tutor.post(f"/teach/stats/{SNIPPET}/alternatives", data={
+        "csrf": csrf, "version": version, "first": first, "last": first, "text": "alt_name"},
+        follow_redirects=False).status_code == 303
+    for url in ("/teach/classes", f"/teach/stats/{SNIPPET}"):
+        english = tutor.get(url + "?lang=en").text
+        sid = re.search(r"Teacher ([0-9A-Za-z_-]{6})", english).group(1)
+        assert "教师 " + sid not in english
+        assert "教师 " + sid in tutor.get(url + "?lang=zh").text
+
+
+def test_csv_keeps_operator_and_number_answers_and_quotes_formulas(app):
+    tutor, csrf = teacher(app)
+    make_class(tutor, csrf, "a")
+    pupil = learner(app, "a")
+    seed, form = next((seed, form) for seed in range(1, 200) for form in [drill_form(app, SNIPPET, 50, seed)]
+                      if {"-", "+", "0.0"} <= set(form.values()))
+    keys = {text: next(k for k in form if k[:1] == "s" and form[k] == text) for text in ("-", "+", "0.0")}
+    hostile = next(k for k in form if k[:1] == "s" and k[1:].isdigit() and k not in keys.values())
+    submit(pupil, seed, {keys["-"]: "+", keys["+"]: "-2+3", keys["0.0"]: "-1", hostile: "@SUM(A1)"}, rate=50)
+    rows = list(csv.DictReader(io.StringIO(tutor.get("/teach/classes/a/attempts.csv").text)))
+    given = {r["blank"]: (r["expected"], r["given"]) for r in rows}
+    assert given[keys["-"]] == ("-", "+") and given[keys["0.0"]] == ("0.0", "-1")  # as typed, so they count
+    assert given[keys["+"]] == ("+", "'-2+3") and given[hostile][1] == "'@SUM(A1)"  # a spreadsheet would run these
+    for cell in ("=1", "==", "-=", "+1+cmd", "\t=1", "＝1"):
+        assert csv_cell(cell) == "'" + cell, cell
+    for cell in ("-", "+", "@", "-0.5", "+3", "1e-3", "x - 1"):
+        assert csv_cell(cell) == cell, cell

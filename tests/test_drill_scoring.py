@@ -59,7 +59,7 @@ def test_empty_blanks_are_not_run_and_the_filled_ones_are_scored(running_client)
     assert states[keys[0]] == states[keys[1]] == "empty" and set(states.values()) == {"right", "empty"}
     html = post(running_client, "mlm-online-softmax", form).text
     assert "2 个空还没填，代码没有运行" in html and "SyntaxError" not in html and 'class="verdict' not in html
-    form[keys[0]], form[keys[1]] = right_answers(running_client.app, "mlm-online-softmax", 20, 5)[keys[0]], "x"
+    form[keys[0]], form[keys[1]] = right_answers(running_client.app, "mlm-online-softmax", 20, 5)[keys[0]], "no_such_name"
     data = post(running_client, "mlm-online-softmax", form, **JSON).json()["result"]
     assert data["run"]["status"] in ("error", "failed") and data["empty"] == 0  # all filled: it runs
 
@@ -115,6 +115,21 @@ def test_a_wrong_span_shows_a_token_diff(client):
     key = next(k for k in token_form if re.fullmatch(r"s\d+", k))
     token_form[key] = "nope"
     assert "diffs" not in post(client, "mlm-flash-forward", token_form, **{"HX-Request": "true"}).text
+
+
+
+def test_a_wrong_fixed_blank_of_an_exercise_shows_a_token_diff(client):
+    snippet = client.app.state.library.get("ex2-online-softmax")
+    answers = right_answers(client.app, "ex2-online-softmax")
+    assert answers["c0"] == "x.max(dim=-1, keepdim=True).values"
+    answers["c0"] = "x.max(dim=1).values"
+    html = client.post("/s/ex2-online-softmax", data={"version": snippet.version, **answers}).text
+    diffs = html.split('<ul class="diffs">')[1].split("</ul>")[0]
+    assert diffs.count("<li>") == 1 and "<ins>-</ins>" in diffs and "<ins>keepdim</ins>" in diffs
+    assert "<span>values</span>" in diffs  # the tokens in common, as they are
+    right = client.post("/s/ex2-online-softmax", data={"version": snippet.version,
+                                                      **right_answers(client.app, "ex2-online-softmax")}).text
+    assert '<ul class="diffs">' not in right
 
 
 BARE_CHECK = """---

@@ -35,6 +35,10 @@ def test_error_points_at_the_line_of_the_code_as_the_page_numbers_it(running_cli
     assert run["part"] == "code" and run["line"] == line
     html = running_client.post("/s/ex3-blocked-matmul", data={"version": snippet.version, **answers}).text
     assert f'data-error-line="{line}"' in html and f"代码 第 {line} 行" in html
+    english = running_client.post("/s/ex3-blocked-matmul?lang=en", data={"version": snippet.version, **answers}).text
+    running_client.cookies.delete("lang")  # the module's other tests read Chinese pages
+    # A space between the place and Python's message (the Chinese colon is full width and needs none).
+    assert f'Code, line {line}: <code>NameError' in english
 
 
 def test_failed_check_shows_the_assertion_message(running_client):

@@ -146,3 +146,24 @@ def test_pygments_css_colours_tokens_for_both_themes_and_leaves_the_background_t
     assert ".highlight .k { color: light-dark(#A90D91, #ff7b72) }" in css
     assert all("light-dark(" in line for line in css.splitlines())
     assert ".highlight {" not in css  # the block's background is --code-bg, which follows the theme
+
+
+def test_the_bundled_course_writes_function_names_in_formulas_as_operators():
+    """`max(m, x)` inside $…$ is typeset as the italic letters m·a·x; `\\max` is the operator."""
+    import re
+
+    from app.main import app
+    named = re.compile(r"(?<![\\A-Za-z])(max|min|exp|log|sin|cos|tanh|sum|argmax)(?![A-Za-z])")
+    checked = 0
+    for snippet in app.state.library.all(include_hidden=True):
+        texts = [s.text for s in snippet.segments if s.kind == "prose"]
+        texts += [snippet.explanation, snippet.answers, *snippet.hints]
+        texts += [part for q in snippet.questions for part in (q.prompt, q.answer)]
+        for text in texts:
+            for found in re.finditer(r"\$\$(.+?)\$\$|\$(.+?)\$", text, re.S):
+                formula = re.sub(r"\\(?:text|mathrm|operatorname)\{[^}]*\}", "", found.group(1) or found.group(2))
+                assert not named.search(formula), (snippet.id, formula)
+                checked += 1
+    assert checked > 20
+    prose = "".join(s.text for s in app.state.library.get("ex2-online-softmax").segments if s.kind == "prose")
+    assert r"m=\max(x)" in prose and r"=\max(m_{\text{old}},x_j)" in prose

@@ -107,3 +107,36 @@ def test_profile_name_and_class_code(client):
         response = client.post("/me/profile", data=bad)
         assert response.status_code == 422, bad
     assert client.get("/me", headers={"accept": "application/json"}).json()["learner"]["name"] == "小 明"
+
+
+def test_the_accuracy_chart_has_a_time_axis_with_dates(client):
+    import re
+    from app.memory.progress import CHART_W, chart_svg
+    practise(client, seed=1, wrong=2)
+    today = datetime.now(timezone.utc).date().isoformat()
+    chart = client.get("/me").text.split('<svg class="chart"')[1].split("</svg>")[0]
+    assert re.search(rf'<text class="date" x="{CHART_W // 2}" y="\d+">{today}</text>', chart)  # one day: its date
+    day = 86400.0
+    start = datetime(2026, 11, 28, 9, tzinfo=timezone.utc).timestamp()
+    three = chart_svg([[start, 0.5], [start + day, 0.75], [start + 3 * day, 1.0]])
+    assert ">2026-11-28</text>" in three and ">2026-12-01</text>" in three and "2026-11-29</text>" not in three
+    xs = [float(x) for x in re.findall(r'<circle cx="([\d.]+)"', three)]
+    assert xs == [0.0, CHART_W / 3, CHART_W]  # placed by time, not by count
+    assert three.count('class="tick"') == 3
+
+
+def test_an_overdue_review_says_how_late_it_is(client):
+    practise(client, seed=1, wrong=2)
+    now = datetime.now(timezone.utc)
+    with client.app.state.store.engine.begin() as db:
+        db.execute(update(cards).where(cards.c.learner == learner_of(client), cards.c.item == "")
+                   .values(due=now - timedelta(days=3, hours=2)))
+    due = client.get("/me").text.split('<ol class="due-list">')[1].split("</ol>")[0]
+    assert '<strong class="overdue">3 天前到期</strong>' in due
+    assert "due 3 days ago" in client.get("/me?lang=en").text
+    with client.app.state.store.engine.begin() as db:
+        db.execute(update(cards).where(cards.c.learner == learner_of(client), cards.c.item == "")
+                   .values(due=now - timedelta(hours=1, minutes=5)))
+    assert "1 小时前到期" in client.get("/me?lang=zh").text and "due 1 hour ago" in client.get("/?lang=en").text
+    from app.memory.lateness import overdue_by
+    assert overdue_by(now + timedelta(hours=1), now) is None and overdue_by(now, now) == "1 分钟前到期"

@@ -44,3 +44,49 @@ def test_a_drill_round_trip(live_server):
 def test_errors_over_http_are_pages_not_tracebacks(live_server):
     status, html, _ = fetch(live_server + "/s/mlm-flash-forward/drill?rate=5&seed=1")
     assert status == 422 and "挖空率必须在" in html and "Traceback" not in html
+
+
+def test_the_generated_teacher_login_is_logged_as_a_full_url_that_signs_in(tmp_path):
+    import http.cookiejar
+    import threading
+
+    from tests.conftest import start_server
+    proc, url = start_server(tmp_path / "data", CODECLOZE_TEACHER_TOKEN=None, CODECLOZE_LOG_LEVEL="WARNING")
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(line.decode() for line in proc.stdout), daemon=True)
+    reader.start()
+    try:
+        logged = None
+        for _ in range(150):  # the line comes once the socket is bound
+            logged = next((line for line in lines if "teacher login:" in line), None)
+            if logged:
+                break
+            reader.join(0.1)
+        assert logged is not None, lines
+        login = re.search(r"teacher login: (\S+?token=[\w-]+)", logged).group(1)
+        assert login.startswith(url + "/teach/login?token=")  # host and port as the server listens
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+        with opener.open(login, timeout=30) as response:
+            assert response.url == url + "/teach" and "教师后台" in response.read().decode()
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_listening_urls_are_read_from_this_process_sockets_without_leaking_any():
+    import os
+    import socket
+
+    from app.observability.addresses import listening_urls
+    before = len(os.listdir("/proc/self/fd"))
+    with socket.socket() as listener, socket.socket(socket.AF_INET6) as wildcard, socket.socket() as idle:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        wildcard.bind(("::", 0))
+        wildcard.listen()
+        idle.bind(("127.0.0.1", 0))  # bound, not listening: no URL
+        urls = [listening_urls() for _ in range(50)][-1]
+        assert f"http://127.0.0.1:{listener.getsockname()[1]}" in urls
+        assert f"http://[::1]:{wildcard.getsockname()[1]}" in urls
+        assert not any(url.endswith(f":{idle.getsockname()[1]}") for url in urls)
+        assert len(os.listdir("/proc/self/fd")) == before + 3

@@ -24,9 +24,10 @@ def class_or_none(db, code: str | None) -> str | None:
     """None for every class; else a code that exists (404 otherwise)."""
     if not code:
         return None
-    if not roster.CODE.match(code) or not roster.exists(db, code):
+    stored = roster.stored_code(db, code) if roster.CODE.match(code) else None
+    if stored is None:
         raise UserError(404, _("没有班级代码 “%(code)s”。", code=code[:32]))
-    return code
+    return stored
 
 
 def days(query) -> tuple[str | None, str | None]:

@@ -25,7 +25,17 @@ def short_id(learner: str) -> str:
 
 
 def exists(db, code: str) -> bool:
-    return db.execute(select(classes.c.code).where(classes.c.code == code)).first() is not None
+    """Whether a class has this code in any letter case (a code is read aloud or off a board)."""
+    return stored_code(db, code) is not None
+
+
+def stored_code(db, typed: str) -> str | None:
+    """The class code as created for a code typed in any case: the exact spelling first, else the
+    one that differs only in case (teachers' own codes may mix cases; generated ones are upper)."""
+    if db.execute(select(classes.c.code).where(classes.c.code == typed)).first() is not None:
+        return typed
+    return db.execute(select(classes.c.code).where(func.upper(classes.c.code) == typed.upper())
+                      .order_by(classes.c.created_at).limit(1)).scalar()
 
 
 def create(db, code: str, name: str | None, who: str) -> None:
@@ -42,7 +52,8 @@ def all_classes(db) -> list[dict]:
 
 
 def one(db, code: str) -> dict | None:
-    row = db.execute(select(classes).where(classes.c.code == code)).first()
+    """The class of a code typed in any case."""
+    row = db.execute(select(classes).where(classes.c.code == stored_code(db, code))).first()
     return dict(row._mapping) if row else None
 
 

@@ -5,6 +5,7 @@ from markupsafe import Markup, escape
 from pygments.lexers import PythonLexer
 from pygments.token import STANDARD_TYPES
 
+from .cjk import lang_attribute
 from .inputs import BLANK, HoleState, ascii_html, input_html, input_parts
 from .score import Hole
 from .tokens import candidate_spans
@@ -32,7 +33,8 @@ def _pieces(code: str, cuts: tuple[int, ...]) -> tuple[tuple[int, int, tuple[str
         inner = [c for c in cuts if index < c < index + len(value)] if len(value) > 1 else []
         bounds = [index, *inner, index + len(value)]
         for a, b in zip(bounds, bounds[1:]):
-            parts = tuple(f'<span class="{css}">{escape(p)}</span>' if css and p else str(escape(p))
+            # Chinese comments and strings say so (`lang`), on English pages too.
+            parts = tuple(f'<span class="{css}"{lang_attribute(p)}>{escape(p)}</span>' if css and p else str(escape(p))
                           for p in code[a:b].split("\n"))
             out.append((a, b, parts))
     return tuple(out)

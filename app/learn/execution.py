@@ -17,15 +17,3 @@ async def execute(sandbox, snippet: Snippet, code: str, owner: str | None = None
         raise UserError(503, _("服务器正忙，请几秒后重试。"), detail=["retry-after"]) from None
     except SandboxUnavailable:
         raise UserError(503, _("代码运行环境暂时不可用，请稍后重试。"), detail=["retry-after"]) from None
-
-
-def status_label(status: str) -> str:
-    return {
-        "passed": _("验证通过"),
-        "failed": _("验证未通过"),
-        "error": _("运行出错"),
-        "timeout": _("超出时间限制"),
-        "memory": _("超出内存限制"),
-        "crashed": _("进程崩溃"),
-        "output": _("输出过多"),
-    }.get(status, status)

@@ -2,6 +2,7 @@
 import csv
 import io
 import json
+import re
 
 from sqlalchemy import select
 
@@ -22,8 +23,23 @@ def attempts_csv(db, learner: str) -> str:
     return out.getvalue()
 
 
+# What a spreadsheet may read as the start of a formula (OWASP's CSV injection list, with the
+# full-width forms some locales convert).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "＝", "＋", "－", "＠")
+NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+
+
 def csv_cell(value) -> str:
     if value is None:
         return ""
     text = json.dumps(value, ensure_ascii=False) if isinstance(value, (list, dict)) else str(value)
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+    return "'" + text if _formula_like(text) else text
+
+
+def _formula_like(text: str) -> bool:
+    """Whether a spreadsheet could run the cell. A lone operator (`-`, `+`, `@`: answers of code
+    blanks) has no operand to act on, and a plain number is read as that number: both stay as
+    they are, so the data means what it says; `-2+3`, `=…`, `@SUM(…)` are quoted."""
+    if not text.startswith(FORMULA_STARTS):
+        return False
+    return not (len(text) == 1 and text not in "\t\r") and not NUMBER.fullmatch(text)

@@ -4,6 +4,7 @@ from datetime import date, datetime, timedelta, timezone
 
 from markupsafe import Markup
 
+from ..engine.cjk import lang_attribute
 from ..engine.tokens import eligible_spans
 from ..i18n import _
 from .update import decayed
@@ -22,24 +23,42 @@ def streak(days: list[str], today: date) -> int:
 
 
 def chart_svg(history: list[list[float]], label: str | None = None, when=None) -> Markup:
-    """Accuracy per recall attempt, oldest first, as a small inline SVG (no script, no library);
-    `label` and `when` (a point's time as text) for other series, e.g. a class's days."""
+    """Accuracy per recall attempt, oldest first, as a small inline SVG (no script, no library),
+    placed along a time axis with the dates under it; `label` and `when` (a point's time as
+    text) for other series, e.g. a class's days."""
     when = when or _when
     if not history:
         return Markup("")
     n = len(history)
-    points = [((i / (n - 1) if n > 1 else 0.5) * CHART_W, CHART_H - acc * CHART_H, t, acc)
-              for i, (t, acc) in enumerate(history)]
+    first, last = history[0][0], history[-1][0]
+    points = [(_x(t, first, last), CHART_H - acc * CHART_H, t, acc) for t, acc in history]
     line = " ".join(f"{x:.1f},{y:.1f}" for x, y, _t, _a in points)
     dots = "".join(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2.5"><title>{when(t)} · {acc:.0%}</title></circle>'
                    for x, y, t, acc in points)
-    last = f"{history[-1][1]:.0%}"
-    label = html.escape(label or _("正确率变化：%(n)s 次，最近 %(last)s", n=n, last=last))
-    return Markup(f'<svg class="chart" viewBox="{-LABEL_W} -6 {CHART_W + LABEL_W + 6} {CHART_H + 12}" role="img"'
+    ticks = "".join(f'<line class="tick" x1="{x:.1f}" y1="{CHART_H}" x2="{x:.1f}" y2="{CHART_H + 3}"/>'
+                    for x in sorted({round(p[0], 1) for p in points}))
+    latest = f"{history[-1][1]:.0%}"
+    label = html.escape(label or _("正确率变化：%(n)s 次，最近 %(last)s", n=n, last=latest))
+    return Markup(f'<svg class="chart" viewBox="{-LABEL_W} -6 {CHART_W + LABEL_W + 6} {CHART_H + 22}" role="img"'
                   f' aria-label="{label}"><text x="-6" y="4">100%</text><text x="-6" y="{CHART_H + 4}">0%</text>'
                   f'<line class="axis" x1="0" y1="{CHART_H}" x2="{CHART_W}" y2="{CHART_H}"/>'
-                  f'<line class="axis" x1="0" y1="0" x2="{CHART_W}" y2="0"/>'
-                  f'<polyline points="{line}"/>{dots}</svg>')
+                  f'<line class="axis" x1="0" y1="0" x2="{CHART_W}" y2="0"/>{ticks}'
+                  f'{_dates(first, last)}<polyline points="{line}"/>{dots}</svg>')
+
+
+def _x(t: float, first: float, last: float) -> float:
+    """Where a time is on the axis: by time between the first and the last point, the middle for one."""
+    return (t - first) / (last - first) * CHART_W if last > first else CHART_W / 2
+
+
+def _dates(first: float, last: float) -> str:
+    """The time axis's labels: the first and the last day (one, centred, when they are the same)."""
+    day = lambda t: datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%d")  # noqa: E731
+    y = CHART_H + 14
+    if day(first) == day(last):
+        return f'<text class="date" x="{CHART_W / 2:.0f}" y="{y}">{day(first)}</text>'
+    return (f'<text class="date start" x="0" y="{y}">{day(first)}</text>'
+            f'<text class="date end" x="{CHART_W}" y="{y}">{day(last)}</text>')
 
 
 def _when(timestamp: float) -> str:
@@ -72,7 +91,7 @@ def coloured_code(code: str, mark) -> Markup:
     None). A token with a tip can be focused to show it."""
     out, pos = [], 0
     for span in eligible_spans(code):
-        out.append(html.escape(code[pos:span.start]))
+        out.append(_between(code[pos:span.start]))
         level, tip = mark(span)
         text = html.escape(span.text)
         if not tip:
@@ -82,8 +101,14 @@ def coloured_code(code: str, mark) -> Markup:
             out.append(f'<span class="tok h{level}" tabindex="0" data-tip="{tip}" aria-label="{text}: {tip}">'
                        f'{text}</span>')
         pos = span.end
-    out.append(html.escape(code[pos:]))
+    out.append(_between(code[pos:]))
     return Markup("".join(out))
+
+
+def _between(text: str) -> str:
+    """Code between tokens (comments, strings, spaces), its Chinese lines marked as such."""
+    return "\n".join(f'<span{lang_attribute(line)}>{html.escape(line)}</span>' if lang_attribute(line)
+                     else html.escape(line) for line in text.split("\n"))
 
 
 def _tip(row) -> str:

@@ -5,6 +5,7 @@ from fsrs import Card, State
 
 from .forecast import forecast
 from .learner_model import learner_model
+from .lateness import overdue_by
 from .progress import chart_svg, duration, heatmap_html, streak
 from .schedule import aware
 from .state import first_seen, learner_cards, token_memory
@@ -13,8 +14,10 @@ from .versions import stored_code
 DEFAULT_REVIEW_RATE = 15
 
 
-def due_list(db, learner: str, library, at: datetime) -> list[dict]:
-    """What is due by `at` at the learner's desired retention, soonest first, with where to review it."""
+def due_list(db, learner: str, library, at: datetime, now: datetime | None = None) -> list[dict]:
+    """What is due by `at` at the learner's desired retention, soonest first, with where to review it
+    and how late it is by `now`."""
+    now = now or datetime.now(timezone.utc)
     out, scheduler = [], learner_model(db, learner).scheduler
     every = learner_cards(db, learner)
     due = {(c.snippet_id, c.item): due_at(c, scheduler) for c in every}
@@ -27,6 +30,7 @@ def due_list(db, learner: str, library, at: datetime) -> list[dict]:
         question = card.item.startswith("q")
         out.append({"snippet": snippet.id, "title": snippet.title, "item": card.item,
                     "kind": "question" if question else "code", "due": due[card.snippet_id, card.item].isoformat(),
+                    "overdue": overdue_by(due[card.snippet_id, card.item], now),
                     "url": f"/s/{snippet.id}" if question else f"/s/{snippet.id}/review?rate={DEFAULT_REVIEW_RATE}"})
     return out
 

@@ -5,7 +5,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
 
 from app.web import deps
-from app.teach.auth import teacher_label
+from app.teach.auth import shown_teacher, teacher_label
 from ..classes import alternatives, roster
 from ..classes.figures import versions_practised
 from ..classes.query import scope_of
@@ -29,7 +29,8 @@ async def stats_page(request: Request, snippet_id: str) -> Response:
         classes = roster.all_classes(db)
         versions = versions_practised(db, snippet_id)
     context = {"csrf": session["csrf"], "snippet": snippet, "scope": scope, "stats": stats, "classes": classes,
-               "versions": versions, "query": str(request.query_params), **page_parts(snippet, stats)}
+               "versions": versions, "query": str(request.query_params), "teacher_name": shown_teacher,
+               **page_parts(snippet, stats)}
     return render(request, "teach/class_stats.html", context, data=stats)
 
 

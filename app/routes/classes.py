@@ -6,7 +6,7 @@ from fastapi.responses import RedirectResponse, Response, StreamingResponse
 from sqlalchemy.exc import IntegrityError
 
 from app.web import deps
-from app.teach.auth import teacher_label
+from app.teach.auth import shown_teacher, teacher_label
 from ..classes import roster
 from ..classes.export import class_csv
 from ..classes.figures import Scope
@@ -27,7 +27,8 @@ router.include_router(assignments.api)
 
 def _page(request: Request, template: str, context: dict, data, status: int = 200) -> Response:
     session = deps.auth(request).session(request) or {}
-    return render(request, f"teach/{template}", {"csrf": session.get("csrf", ""), **context}, data=data,
+    return render(request, f"teach/{template}", {"csrf": session.get("csrf", ""), "teacher_name": shown_teacher,
+                                                 **context}, data=data,
                   status=status)
 
 
@@ -68,6 +69,7 @@ async def class_page(request: Request, code: str) -> Response:
         found = roster.one(db, code) if roster.CODE.match(code) else None
         if found is None:
             raise UserError(404, _("没有班级代码 “%(code)s”。", code=code[:32]))
+        code = found["code"]
         learners = roster.roster(db, Scope("", "", code, start, end), end_of_today(datetime.now(timezone.utc)))
         snippets = roster.snippets_practised(db, code)
         work = assignments.board(db, code, deps.library(request))
@@ -87,8 +89,9 @@ async def class_export(request: Request, code: str) -> Response:
     deps.teacher_session(request)
     start, end = days(request.query_params)
     with deps.store(request).engine.connect() as db:
-        if not roster.CODE.match(code) or not roster.exists(db, code):
-            raise UserError(404, _("没有班级代码 “%(code)s”。", code=code[:32]))
+        code = roster.stored_code(db, code) if roster.CODE.match(code) else None
+        if code is None:
+            raise UserError(404, _("没有班级代码 “%(code)s”。", code=request.path_params["code"][:32]))
     snippet_id = request.query_params.get("snippet") or None
     return StreamingResponse(class_csv(deps.store(request).engine, code, start, end, snippet_id),
                              media_type="text/csv; charset=utf-8",
@@ -99,7 +102,7 @@ async def class_export(request: Request, code: str) -> Response:
 async def join_page(request: Request, code: str) -> Response:
     """Asks first: a link alone must not move a browser into a class (another site could send it)."""
     found = _class_or_404(request, code)
-    return render(request, "join.html", {"cls": found}, data={"code": code, "name": found["name"]})
+    return render(request, "join.html", {"cls": found}, data={"code": found["code"], "name": found["name"]})
 
 
 @router.post("/join/{code}")
@@ -107,10 +110,10 @@ async def join(request: Request, code: str) -> Response:
     origin = request.headers.get("origin")
     if origin is not None and origin != str(request.base_url).rstrip("/"):
         raise UserError(403, _("只能在本站页面上确认加入班级。"))
-    _class_or_404(request, code)
+    found = _class_or_404(request, code)
     learner = deps.learner_id(request)
     with deps.store(request).engine.begin() as db:
-        identity.save_profile(db, learner, class_code=code)
+        identity.save_profile(db, learner, class_code=found["code"])
     return deps.remember_learner(RedirectResponse("/me", status_code=303), learner)
 
 

@@ -14,7 +14,8 @@ from ..memory.export import attempts_csv
 from ..memory.learner_model import RETENTIONS, learner_model, set_retention
 from ..memory.summary import due_list, end_of_today, snippet_progress
 from app.web.forms import read_fields
-from app.web.templating import render
+from app.web.templating import render, wants_json
+
 from .assignments import learner_work
 
 router = APIRouter()
@@ -23,22 +24,27 @@ CLASS_CODE = re.compile(r"^[A-Za-z0-9-]{0,32}$")
 
 @router.get("/me")
 async def me(request: Request) -> Response:
+    return _me_page(request)
+
+
+def _me_page(request: Request, status: int = 200, profile: dict | None = None) -> Response:
+    """The /me page; `profile` carries a refused profile form (what was typed, the error) back into it."""
     learner, store = deps.learner_id(request), deps.store(request)
     now = datetime.now(timezone.utc)
     with store.engine.connect() as db:
         who = identity.profile(db, learner)
-        due = due_list(db, learner, deps.library(request), end_of_today(now))
+        due = due_list(db, learner, deps.library(request), end_of_today(now), now)
         snippets = snippet_progress(db, learner, deps.library(request), now)
         work = learner_work(db, learner, deps.library(request))
         model = learner_model(db, learner)
     link = str(request.base_url).rstrip("/") + "/me/continue/" + \
         request.app.state.identity.link_token(learner, who["link_gen"])
     context = {"who": who, "due": due, "progress": snippets, "link": link, "assignments": work,
-               "retention": model.retention, "retentions": RETENTIONS, "fitted": model.fitted}
+               "retention": model.retention, "retentions": RETENTIONS, "fitted": model.fitted, "profile": profile}
     data = {"learner": {"name": who["name"], "class_code": who["class_code"]}, "due": due, "link": link,
             "assignments": work, "memory": {"retention": model.retention, "fitted": model.fitted},
             "snippets": [{k: v for k, v in s.items() if k not in ("chart", "heatmap")} for s in snippets]}
-    return render(request, "me.html", context, data=data)
+    return render(request, "me.html", context, data=data, status=status)
 
 
 @router.get("/me/attempts.csv")
@@ -66,15 +72,28 @@ async def save_profile(request: Request) -> Response:
     fields = await read_fields(request, 4096)
     name = " ".join(fields.get("name", "").split())
     code = fields.get("class_code", "").strip()
+    try:
+        return _saved_profile(request, name, code)
+    except UserError as refused:
+        if wants_json(request):
+            raise
+        # Shown on /me next to the form, with what was typed, rather than on a bare error page.
+        field = "name" if len(name) > 40 or not name.isprintable() else "class_code"
+        typed = {"name": name[:80], "class_code": code[:64], "error": refused.message, "field": field}
+        return _me_page(request, refused.status, typed)
+
+
+def _saved_profile(request: Request, name: str, code: str) -> Response:
     if len(name) > 40 or not name.isprintable():
         raise UserError(422, _("名字最多 40 个字符。"))
     if not CLASS_CODE.match(code):
         raise UserError(422, _("班级代码只能由字母、数字和 - 组成，最多 32 个字符。"))
     learner = deps.learner_id(request)
     with deps.store(request).engine.begin() as db:
-        if code and not roster.exists(db, code):
+        stored = roster.stored_code(db, code) if code else None  # a code typed in any case
+        if code and stored is None:
             raise UserError(422, _("没有班级代码 “%(code)s”。请向老师确认。", code=code))
-        identity.save_profile(db, learner, name=name or None, class_code=code or None)
+        identity.save_profile(db, learner, name=name or None, class_code=stored)
     return deps.remember_learner(_back(request), learner)
 
 

@@ -4,6 +4,7 @@ from functools import lru_cache
 
 from markupsafe import Markup
 
+from ..engine.cjk import lang_attribute
 from ..engine.diff import Change, token_diff
 from app.learn.feedback import Result
 from ..i18n import _
@@ -30,14 +31,15 @@ def result_context(drill: Drill, result: Result | None) -> dict:
         "run_ms": f"{run.seconds * 1000:.0f}" if run else "",
         "run_where": _("%(part)s 第 %(line)s 行：", part=_part_name(run.part), line=run.line)
                      if run and run.line and run.part else "",
-        "run_message": learner_message(run, drill.snippet.check) if run else "",
-        "run_stdout": run.stdout if run else "",
+        "run_message": _content(learner_message(run, drill.snippet.check)) if run else "",
+        "run_stdout": _content(run.stdout) if run else "",
     }
 
 
 def _wrong_pieces(drill: Drill, result: Result) -> list:
-    """Wrong answers of span and line blanks: the ones a token diff helps with."""
-    if drill.unit == "token" or drill.mode != "random":
+    """Wrong answers of span and line blanks and of an exercise's fixed blanks (often several
+    tokens): the ones a token diff helps with. A random single token's diff is just its answer."""
+    if drill.mode == "random" and drill.unit == "token":
         return []
     labels = {h.key: h.label for h in drill.holes}
     return [(labels[v.key], v) for v, state in zip(result.verdicts, result.states()) if state in ("wrong", "unproven")]
@@ -62,6 +64,13 @@ def _change(change: Change) -> str:
         return f"<span>{text}</span> "
     tag = "del" if change.op == "extra" else "ins"
     return f"<{tag}>{text}</{tag}> "
+
+
+def _content(text: str) -> str | Markup:
+    """What the snippet's code said (its messages, its output), marked when it is Chinese; a
+    page slot, so the mark is made here rather than in the template."""
+    lang = lang_attribute(text)
+    return Markup(f"<span{lang}>") + text + Markup("</span>") if lang else text
 
 
 def _part_name(part: str) -> str:

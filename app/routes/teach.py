@@ -9,7 +9,7 @@ from ..i18n import _
 from app.teach.publishing import changeable_or_403, report_json, status_of, submit, summary, uploaded_or_404
 from ..teach.strength_pages import LEVELS, heatmap, state_names, stored
 from app.web.forms import read_fields
-from app.web.templating import render
+from app.web.templating import render, wants_json
 from .uploads import read_upload
 
 router = APIRouter(prefix="/teach")
@@ -95,15 +95,17 @@ async def create(request: Request) -> Response:
     if outcome.saved is None:
         return _page(request, "edit.html", status=422, snippet_id=upload.snippet_id, text=upload.text,
                      editing=False, report=outcome.report)
-    return _page(request, "snippet.html", snippet=outcome.saved, status_name=status_of(request, outcome.saved),
-                 report=outcome.report, just_saved=True)
+    return _saved(request, outcome)
 
 
 @router.get("/snippets/{snippet_id}")
 async def detail(request: Request, snippet_id: str) -> Response:
     deps.teacher_session(request)
     snippet = uploaded_or_404(request, snippet_id)
-    return _page(request, "snippet.html", snippet=snippet, status_name=status_of(request, snippet))
+    just_saved = request.query_params.get("saved") == snippet.version  # sent here by a save (`_saved`)
+    ms = request.query_params.get("ms", "")
+    return _page(request, "snippet.html", snippet=snippet, status_name=status_of(request, snippet),
+                 just_saved=just_saved, saved_ms=int(ms) if just_saved and ms.isdigit() and len(ms) < 7 else None)
 
 
 @router.get("/snippets/{snippet_id}/edit")
@@ -121,8 +123,19 @@ async def edit(request: Request, snippet_id: str) -> Response:
     if outcome.saved is None:
         return _page(request, "edit.html", status=422, snippet_id=snippet_id, text=upload.text, editing=True,
                      report=outcome.report)
-    return _page(request, "snippet.html", snippet=outcome.saved, status_name=status_of(request, outcome.saved),
-                 report=outcome.report, just_saved=True)
+    return _saved(request, outcome)
+
+
+def _saved(request: Request, outcome) -> Response:
+    """After a save, browsers are sent on to the snippet's page (post/redirect/get: reloading it
+    resubmits nothing); it says what was saved and how long the reference run took."""
+    snippet = outcome.saved
+    if wants_json(request):
+        return _page(request, "snippet.html", snippet=snippet, status_name=status_of(request, snippet),
+                     report=outcome.report, just_saved=True)
+    verdict = outcome.report.verdict
+    ms = f"&ms={verdict.seconds * 1000:.0f}" if verdict is not None else ""
+    return RedirectResponse(f"/teach/snippets/{snippet.id}?saved={snippet.version}{ms}", status_code=303)
 
 
 @router.post("/snippets/{snippet_id}/{action}")

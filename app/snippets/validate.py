@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .jobs import job_for
+from .labels import part_label, status_label
 from ..i18n import _
 from ..sandbox.types import SandboxBusy, SandboxUnavailable, Verdict
 from ..sandbox.packages import importable
@@ -91,9 +92,9 @@ def verdict_problem(snippet: Snippet, verdict: Verdict) -> Problem | None:
         message = _("参考代码和检查没有在时限内运行完：%(detail)s", detail=verdict.message)
     else:
         message = _("参考代码没有通过自己的检查：%(status)s — %(detail)s",
-                    status=verdict.status, detail=verdict.message or verdict.status)
+                    status=status_label(verdict.status), detail=verdict.message or status_label(verdict.status))
     if verdict.part and verdict.line:
-        message += _("（%(part)s 第 %(line)s 行）", part=verdict.part, line=verdict.line)
+        message += _("（%(part)s 第 %(line)s 行）", part=part_label(verdict.part), line=verdict.line)
     place = file_place(snippet.source, verdict.part, verdict.line, verdict.column)
     return Problem(place.line, message, place.column) if place else Problem(None, message)
 

@@ -1,6 +1,7 @@
 """Teacher access: one token, a signed session cookie, CSRF tokens and a login rate limit."""
 import hmac
 import logging
+import re
 import secrets
 import time
 from collections import defaultdict, deque
@@ -29,10 +30,13 @@ class TeacherAuth:
         self._failures: dict[str, deque] = defaultdict(deque)
         self._per_minute = settings.login_attempts_per_minute
 
-    def announce(self) -> None:
+    def announce(self, bases: list[str]) -> None:
+        """Log the login URL on each address the server listens on (`bases`; the bare path when
+        none is known, e.g. an in-process client)."""
         if self.generated:
             # Like Jupyter: the only way in is this URL, printed once to whoever started the server.
-            log.warning("teacher login (on this server's address): /teach/login?token=%s", self.token)
+            for base in bases or [""]:
+                log.warning("teacher login: %s/teach/login?token=%s", base, self.token)
 
     def token_matches(self, given: str) -> bool:
         return hmac.compare_digest(given.encode("utf-8", "surrogatepass"), self.token.encode())
@@ -71,6 +75,16 @@ class TeacherAuth:
         return scheme.lower() == "bearer" and bool(value) and self.token_matches(value.strip())
 
 
+ANONYMOUS = re.compile(r"^(?:教师|Teacher) ([0-9A-Za-z_-]{1,12})$")
+
+
 def teacher_label(session: dict) -> str:
-    """Who did it, as pages show it: the name given at login, else "教师" and the session's short id."""
-    return session.get("name") or _("教师 %(sid)s", sid=session.get("sid") or session["csrf"][:6])
+    """Who did it, as stored: the name given at login, else "教师" and the session's short id, in
+    the same words whatever the teacher's language (pages say it in theirs: `shown_teacher`)."""
+    return session.get("name") or f"教师 {session.get('sid') or session['csrf'][:6]}"
+
+
+def shown_teacher(stored: str | None) -> str:
+    """A stored teacher label in the page's language."""
+    anonymous = ANONYMOUS.match(stored or "")
+    return _("教师 %(sid)s", sid=anonymous.group(1)) if anonymous else (stored or "")

@@ -7,8 +7,10 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from jinja2 import Environment, FileSystemLoader
 from jinja2_fragments.fastapi import Jinja2Blocks
+from markupsafe import Markup
 
 from app import i18n
+from app.engine.cjk import lang_attribute
 from app.engine.inputs import mark_names
 from app.settings import PROJECT_DIR
 
@@ -26,6 +28,7 @@ def make_templates() -> Jinja2Blocks:
     templates.env.globals["ui_language"] = i18n.language
     templates.env.globals["ui_languages"] = UI_LANGUAGES
     templates.env.globals["mark_names"] = mark_names
+    templates.env.globals["lang_of"] = lambda text: Markup(lang_attribute(str(text)))  # snippet content
     return templates
 
 
