@@ -8,7 +8,7 @@ import signal
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.engine import make_url
@@ -34,6 +34,7 @@ from .snippets.library import SnippetLibrary
 from .store import Store
 from .templating import make_templates
 from .translations import compile_stale
+from .web.same_origin import same_origin
 
 log = logging.getLogger("codecloze")
 
@@ -113,7 +114,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     library = SnippetLibrary(rows)
     library.load_dir(settings.snippets_dir)
 
-    app = FastAPI(title="codecloze", lifespan=lifespan, docs_url=None, redoc_url=None)  # /docs: routes/docs.py
+    app = FastAPI(title="codecloze", lifespan=lifespan, docs_url=None, redoc_url=None,  # /docs: routes/docs.py
+                  dependencies=[Depends(same_origin)])  # only this site's pages post forms
     app.state.settings = settings
     app.state.library = library
     app.state.store = store

@@ -1,0 +1,1 @@
+"""The web layer: what every request goes through before a route."""
