@@ -59,11 +59,10 @@ async def login(request: Request) -> Response:
 def _login(request: Request, token: str, name: str = "") -> Response:
     auth = deps.auth(request)
     client = request.client.host if request.client else "?"
-    auth.check_rate(client)
     if len(name) > 40 or not name.isprintable():
         raise UserError(422, _("名字最多 40 个字符。"))
     if not auth.token_matches(token.strip()):
-        auth.failed(client)
+        auth.refused(client)
         return _page(request, "login.html", status=401, error=_("令牌不正确。"))
     response = RedirectResponse("/teach", status_code=303)
     auth.start_session(response, secure=request.url.scheme == "https", name=name)
