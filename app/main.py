@@ -24,6 +24,7 @@ from .execution import status_label
 from .head_requests import HeadAsGet
 from .keys import ConfigError, app_secret
 from .language import LanguageMiddleware, default_language
+from .memory.history import KnownLearners
 from .memory.identity import Identity
 from .memory.progress import utc_time
 from .routes import api, attempts, classes, docs, errors, health, home, me, review, teach, trainer
@@ -34,6 +35,7 @@ from .snippets.library import SnippetLibrary
 from .store import Store
 from .templating import make_templates
 from .translations import compile_stale
+from .web.client_address import trusted_networks
 from .web.same_origin import same_origin
 
 log = logging.getLogger("codecloze")
@@ -61,7 +63,7 @@ def make_sandbox(settings: Settings):
                     memory_bytes=settings.memory_mb << 20)
     return Sandbox(limits, workers=settings.workers, queue=settings.queue,
                    data_dirs=_private_paths(settings), new_owners_per_minute=settings.new_learners_per_minute,
-                   address_jobs=settings.address_jobs)
+                   address_jobs=settings.address_jobs, jobs=settings.jobs_at_once or None)
 
 
 @asynccontextmanager
@@ -105,6 +107,10 @@ def _private_data(settings: Settings) -> None:
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
+    try:
+        trusted_networks(settings.trusted_proxies)
+    except ValueError as err:
+        raise ConfigError(str(err)) from None
     language = default_language(settings.language)  # per request from here on (app/language.py)
     compile_stale()
     _private_data(settings)
@@ -124,6 +130,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     secret = app_secret(settings.secret_key, settings.data_dir)
     app.state.auth = TeacherAuth(settings, secret)
     app.state.identity = Identity(secret)
+    app.state.known_learners = KnownLearners(store.engine)
     app.state.strength_jobs = StrengthJobs()
     app.state.sandbox = None
     app.state.templates = templates = make_templates()

@@ -11,6 +11,7 @@ from ..teaching import (changeable_or_403, report_json, status_of, strength_json
 from ..snippets.validate import file_line
 from ..submission import read_fields
 from ..templating import render
+from ..web import client_address
 from .uploads import read_upload
 
 router = APIRouter(prefix="/teach")
@@ -58,7 +59,7 @@ async def login(request: Request) -> Response:
 
 def _login(request: Request, token: str, name: str = "") -> Response:
     auth = deps.auth(request)
-    client = request.client.host if request.client else "?"
+    client = client_address.of_request(request) or "?"
     if len(name) > 40 or not name.isprintable():
         raise UserError(422, _("名字最多 40 个字符。"))
     if not auth.token_matches(token.strip()):

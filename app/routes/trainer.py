@@ -17,6 +17,7 @@ from ..i18n import _
 from ..db.commit import NotStored
 from ..memory.record import attempt_record
 from ..submission import answers_for, read_fields
+from ..web import client_address
 from ..templating import Frame, render
 from ..trainer import (DEFAULT_UNIT, Drill, fixed_drill, parse_kinds, parse_rate, parse_seed,
                        mask_query, parse_unit, random_drill, revealed_keys)
@@ -125,8 +126,9 @@ async def _grade(request: Request, drill: Drill, fields: dict[str, str]) -> Resp
     runnable = sandbox is not None and all(a.strip() for a in answers.values())
     code = splice(drill.snippet.code, list(drill.holes), answers) if runnable else ""  # only run code is needed
     learner = deps.learner_id(request)
+    new = runnable and not request.app.state.known_learners.has_attempts(learner)
     run = await clock.wait("sandbox", execute(sandbox if runnable else None, drill.snippet, code, owner=str(learner),
-                                              address=request.client and request.client.host))
+                                              address=client_address.of_request(request), new_owner=new))
     result = Result(tuple(verdicts), run, None, responses)
     try:
         stored = await deps.store(request).record_attempt(attempt_record(learner, drill, result, fields))
