@@ -58,3 +58,13 @@ tokens = Table(
     Column("heat_at", Float),
     Column("wrong", JSON(none_as_null=True)),  # the last few wrong answers given here; NULL: none (no decoding)
 )
+
+# Blanks a learner asked to see, per mask (reveals.py): a later submission of that mask counts
+# them revealed whatever the page sends; the submission that counts them takes them away.
+reveals = Table(
+    "reveals", metadata,
+    Column("learner", String(64), primary_key=True),
+    Column("mask", String(32), primary_key=True),  # reveals.mask_key: snippet, version and blanks
+    Column("blank", String(16), primary_key=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)

@@ -2,10 +2,11 @@
 from dataclasses import replace
 
 from fastapi import APIRouter, Request
-from fastapi.responses import RedirectResponse, Response
+from fastapi.responses import JSONResponse, RedirectResponse, Response
 
 from .. import deps, observability
 from ..classes.alternatives import rescored
+from ..engine.inputs import HoleState
 from ..engine.mask import new_seed
 from ..engine.score import score, splice
 from ..engine.tokens import DEFAULT_KINDS
@@ -15,10 +16,11 @@ from ..execution import execute
 from ..feedback import Result, revealed_states
 from ..i18n import _
 from ..db.commit import NotStored
+from ..memory import reveals
 from ..memory.record import attempt_record
 from ..submission import answers_for, read_fields
 from ..web import client_address
-from ..templating import Frame, render
+from ..templating import Frame, render, wants_json
 from ..trainer import (DEFAULT_UNIT, Drill, fixed_drill, parse_kinds, parse_rate, parse_seed,
                        mask_query, parse_unit, random_drill, revealed_keys)
 from .outcome import result_shape
@@ -47,8 +49,11 @@ async def exercise_page(request: Request, snippet_id: str, reveal: bool = False)
     if not snippet.is_exercise:
         return RedirectResponse(f"/s/{snippet_id}/drill", status_code=303)
     drill = fixed_drill(snippet)
-    shown = revealed_states(drill.holes) if reveal else None
-    return _show(request, drill, shown=shown, revealed=reveal)
+    if not reveal:
+        return _show(request, drill)
+    # Every answer shown: kept as revealed for this learner's next submission of the exercise.
+    learner, _kept = record_reveal(request, drill, [h.key for h in drill.holes])
+    return deps.remember_learner(_show(request, drill, shown=revealed_states(drill.holes), revealed=True), learner)
 
 
 # Drill pages and submissions read their parameters themselves (parse_rate/parse_seed say what is
@@ -114,9 +119,14 @@ def _submitted_version(request: Request, snippet_id: str, fields: dict[str, str]
 
 
 async def _grade(request: Request, drill: Drill, fields: dict[str, str]) -> Response:
+    if "reveal" in fields:  # a blank's reveal button (or "reveal all"), not the answers' submission
+        return _reveal(request, drill, fields)
     settings = deps.settings(request)
     answers = answers_for(drill.holes, fields, settings.max_answer_chars)
-    revealed = revealed_keys(drill.holes, fields)
+    learner, mask = deps.learner_id(request), _mask_key(drill)
+    with deps.store(request).engine.connect() as db:
+        kept = reveals.recorded(db, learner, mask)  # revealed, whatever the page now says
+    revealed = revealed_keys(drill.holes, fields) | kept
     responses = _responses(drill, fields, settings.max_answer_chars * 5)
     clock = observability.Stopwatch()
     verdicts = rescored(deps.store(request).engine, drill.snippet, drill.holes,  # a teacher's accepted alternatives
@@ -125,7 +135,6 @@ async def _grade(request: Request, drill: Drill, fields: dict[str, str]) -> Resp
     # Code with an empty blank cannot be right and would only fail to parse: it is not run.
     runnable = sandbox is not None and all(a.strip() for a in answers.values())
     code = splice(drill.snippet.code, list(drill.holes), answers) if runnable else ""  # only run code is needed
-    learner = deps.learner_id(request)
     new = runnable and not request.app.state.known_learners.has_attempts(learner)
     run = await clock.wait("sandbox", execute(sandbox if runnable else None, drill.snippet, code, owner=str(learner),
                                               address=client_address.of_request(request), new_owner=new))
@@ -136,9 +145,38 @@ async def _grade(request: Request, drill: Drill, fields: dict[str, str]) -> Resp
     except NotStored:
         result = replace(result, saved=False)  # scored, shown, and said so: nothing pretends it was kept
     saved = result.saved
+    if saved and kept:
+        with deps.store(request).engine.begin() as db:
+            reveals.taken(db, learner, mask, kept)  # counted: the next try of this mask starts afresh
     # htmx swaps in the outcome only: the inputs on the page already hold these answers
     response = _show(request, drill, result=result, block="outcome", status=200 if saved else 503)
     observability.graded(request, drill, result, clock)
+    return deps.remember_learner(response, learner)
+
+
+def _mask_key(drill: Drill) -> str:
+    return reveals.mask_key(drill.snippet.id, drill.snippet.version, drill.holes)
+
+
+def record_reveal(request: Request, drill: Drill, keys) -> tuple[str, frozenset[str]]:
+    """The learner, and every blank of this mask they have revealed, once `keys` are kept too."""
+    learner, mask = deps.learner_id(request), _mask_key(drill)
+    with deps.store(request).engine.begin() as db:
+        reveals.record(db, learner, mask, keys)
+        return learner, reveals.recorded(db, learner, mask)
+
+
+def _reveal(request: Request, drill: Drill, fields: dict[str, str]) -> Response:
+    """The answers asked for, once the server keeps that they were revealed: JSON for app.js,
+    else the page again with them shown and the learner's other answers kept (no script)."""
+    asked = revealed_keys(drill.holes, {"revealed": fields.get("reveal", "")})
+    learner, shown_keys = record_reveal(request, drill, asked)
+    if wants_json(request):
+        response = JSONResponse({"revealed": {h.key: h.answer for h in drill.holes if h.key in asked}})
+    else:
+        shown = {h.key: HoleState(h.answer, "revealed") if h.key in shown_keys else HoleState(fields.get(h.key, ""))
+                 for h in drill.holes}
+        response = _show(request, drill, shown=shown)
     return deps.remember_learner(response, learner)
 
 
