@@ -3,6 +3,7 @@ without history together per address until their first verdict (app/sandbox/fair
 import collections
 
 from sqlalchemy import select
+from sqlalchemy.exc import DBAPIError
 
 from ..db.tables import attempts
 
@@ -19,8 +20,11 @@ class KnownLearners:
         if learner in self.known:
             self.known.move_to_end(learner)
             return True
-        with self.engine.connect() as db:
-            found = db.execute(select(attempts.c.id).where(attempts.c.learner == learner).limit(1)).first()
+        try:
+            with self.engine.connect() as db:
+                found = db.execute(select(attempts.c.id).where(attempts.c.learner == learner).limit(1)).first()
+        except DBAPIError:
+            return True  # the database is down: no learner is put in the line of new ids for it
         if found is not None:
             self.known[learner] = None
             if len(self.known) > self.remembered:

@@ -3,6 +3,7 @@ from dataclasses import replace
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
+from sqlalchemy.exc import DBAPIError
 
 from .. import deps, observability
 from ..classes.alternatives import rescored
@@ -124,8 +125,7 @@ async def _grade(request: Request, drill: Drill, fields: dict[str, str]) -> Resp
     settings = deps.settings(request)
     answers = answers_for(drill.holes, fields, settings.max_answer_chars)
     learner, mask = deps.learner_id(request), _mask_key(drill)
-    with deps.store(request).engine.connect() as db:
-        kept = reveals.recorded(db, learner, mask)  # revealed, whatever the page now says
+    kept = _kept_reveals(request, learner, mask)  # revealed, whatever the page now says
     revealed = revealed_keys(drill.holes, fields) | kept
     responses = _responses(drill, fields, settings.max_answer_chars * 5)
     clock = observability.Stopwatch()
@@ -146,8 +146,7 @@ async def _grade(request: Request, drill: Drill, fields: dict[str, str]) -> Resp
         result = replace(result, saved=False)  # scored, shown, and said so: nothing pretends it was kept
     saved = result.saved
     if saved and kept:
-        with deps.store(request).engine.begin() as db:
-            reveals.taken(db, learner, mask, kept)  # counted: the next try of this mask starts afresh
+        _use_up(request, learner, mask, kept)
     # htmx swaps in the outcome only: the inputs on the page already hold these answers
     response = _show(request, drill, result=result, block="outcome", status=200 if saved else 503)
     observability.graded(request, drill, result, clock)
@@ -156,6 +155,24 @@ async def _grade(request: Request, drill: Drill, fields: dict[str, str]) -> Resp
 
 def _mask_key(drill: Drill) -> str:
     return reveals.mask_key(drill.snippet.id, drill.snippet.version, drill.holes)
+
+
+def _kept_reveals(request: Request, learner: str, mask: str) -> frozenset[str]:
+    try:
+        with deps.store(request).engine.connect() as db:
+            return reveals.recorded(db, learner, mask)
+    except DBAPIError:
+        return frozenset()  # the database is down: this attempt cannot be saved either (it says so)
+
+
+def _use_up(request: Request, learner: str, mask: str, kept: frozenset[str]) -> None:
+    """Counted: the next try of this mask starts afresh. Should that fail, the next try counts
+    them revealed again, which errs on the learner's side of honest."""
+    try:
+        with deps.store(request).engine.begin() as db:
+            reveals.taken(db, learner, mask, kept)
+    except DBAPIError:
+        pass
 
 
 def record_reveal(request: Request, drill: Drill, keys) -> tuple[str, frozenset[str]]:
