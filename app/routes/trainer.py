@@ -125,7 +125,8 @@ async def _grade(request: Request, drill: Drill, fields: dict[str, str]) -> Resp
     settings = deps.settings(request)
     answers = answers_for(drill.holes, fields, settings.max_answer_chars)
     learner, mask = deps.learner_id(request), _mask_key(drill)
-    kept = _kept_reveals(request, learner, mask)  # revealed, whatever the page now says
+    minted = getattr(request.state, "new_learner", None) == learner  # no cookie: an id made just now
+    kept = frozenset() if minted else _kept_reveals(request, learner, mask)  # whatever the page now says
     revealed = revealed_keys(drill.holes, fields) | kept
     responses = _responses(drill, fields, settings.max_answer_chars * 5)
     clock = observability.Stopwatch()
@@ -135,7 +136,7 @@ async def _grade(request: Request, drill: Drill, fields: dict[str, str]) -> Resp
     # Code with an empty blank cannot be right and would only fail to parse: it is not run.
     runnable = sandbox is not None and all(a.strip() for a in answers.values())
     code = splice(drill.snippet.code, list(drill.holes), answers) if runnable else ""  # only run code is needed
-    new = runnable and not request.app.state.known_learners.has_attempts(learner)
+    new = runnable and (minted or not request.app.state.known_learners.has_attempts(learner))
     run = await clock.wait("sandbox", execute(sandbox if runnable else None, drill.snippet, code, owner=str(learner),
                                               address=client_address.of_request(request), new_owner=new))
     result = Result(tuple(verdicts), run, None, responses)
