@@ -8,9 +8,9 @@ from fastapi import Request
 from fastapi.responses import Response
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
+from .backoff import Backoff
 from .errors import UserError
 from .i18n import _
-from .backoff import Backoff
 from .keys import ConfigError, derived
 from .settings import Settings
 

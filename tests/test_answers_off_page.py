@@ -62,7 +62,8 @@ def test_no_drill_or_exercise_page_holds_a_blank_s_answer(client):
             for unit in UNITS:
                 for seed in SEEDS:
                     drill = random_drill(snippet, rate, seed, unit)
-                    query = f"rate={rate}&seed={seed}&v={snippet.version}" + (f"&unit={unit}" if unit != "token" else "")
+                    query = f"rate={rate}&seed={seed}&v={snippet.version}"
+                    query += f"&unit={unit}" if unit != "token" else ""
                     assert_no_answer(client.get(f"/s/{snippet.id}/drill?{query}").text, snippet, drill.holes)
                     checked += 1
     assert checked > 100

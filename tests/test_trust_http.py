@@ -136,3 +136,14 @@ def test_every_date_filter_takes_the_whole_calendar_or_refuses_with_a_422(served
     for page in ("/teach/classes/dates", f"/teach/stats/{SNIPPET}", f"/api/snippets/{SNIPPET}/stats"):
         response = tutor.get(f"{page}?{query}", headers={"authorization": f"Bearer {TOKEN}"})
         assert response.status_code == status, (page, response.text[:300])
+
+
+def test_a_client_cannot_choose_its_address_with_x_forwarded_for(served):
+    """No proxy is trusted by default (and uvicorn runs with --no-proxy-headers): wrong tokens
+    with a new X-Forwarded-For each still count against the socket's address."""
+    url, _data = served
+    with httpx.Client(base_url=url, headers={"origin": url},
+                      transport=httpx.HTTPTransport(local_address="127.0.0.5")) as student:
+        statuses = [student.post("/teach/login", data={"token": "guess"},
+                                 headers={"x-forwarded-for": f"198.51.100.{i}"}).status_code for i in range(7)]
+    assert statuses[:5] == [401] * 5 and set(statuses[5:]) == {429}

@@ -26,6 +26,7 @@ def job_budget(workers: int, limits: Limits, memory: int | None = None) -> int:
     """Jobs that may run at once: at most PER_WORKER per worker, within the budgets, never
     fewer than the workers."""
     memory = host_memory() if memory is None else memory
-    by_memory = int(memory * MEMORY_SHARE) // (limits.memory_bytes + MEMORY_HEADROOM) if memory else PER_WORKER * workers
+    per_job = limits.memory_bytes + MEMORY_HEADROOM
+    by_memory = int(memory * MEMORY_SHARE) // per_job if memory else PER_WORKER * workers
     by_processes = PROCESS_BUDGET // max(1, limits.max_processes)
     return max(workers, min(PER_WORKER * workers, by_memory, by_processes))

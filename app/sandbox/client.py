@@ -134,7 +134,8 @@ class Sandbox:
             if self._conn is not None:
                 await self._end(self._conn)
                 self._conn = None
-            config = {"limits": self.limits.as_dict(), "workers": self.workers, "jobs": self.jobs, "cgroups": self.cgroups,
+            config = {"limits": self.limits.as_dict(), "workers": self.workers, "jobs": self.jobs,
+                      "cgroups": self.cgroups,
                       "uid_base": self.uid_base, "namespaces": self.namespaces,
                       "data_dirs": [str(p) for p in self.data_dirs]}
             try:
