@@ -8,7 +8,7 @@ import signal
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.engine import make_url
@@ -25,6 +25,7 @@ from app.snippets.labels import status_label
 from app.web.head_requests import HeadAsGet
 from app.web.keys import ConfigError, app_secret
 from app.web.language import LanguageMiddleware, default_language
+from .memory.history import KnownLearners
 from .memory.identity import Identity
 from .memory.progress import utc_time
 from .routes import api, attempts, classes, course_api, docs, errors, health, home, me, review, teach, trainer
@@ -37,6 +38,8 @@ from .snippets.library import SnippetLibrary
 from app.db.store import Store
 from app.web.templating import make_templates
 from app.i18n.catalogs import compile_stale
+from .web.client_address import trusted_networks
+from .web.same_origin import same_origin
 
 log = logging.getLogger("codecloze")
 
@@ -63,7 +66,8 @@ def make_sandbox(settings: Settings):
                     memory_bytes=settings.memory_mb << 20)
     return Sandbox(limits, workers=settings.workers, queue=settings.queue,
                    data_dirs=_private_paths(settings), new_owners_per_minute=settings.new_learners_per_minute,
-                   address_jobs=settings.address_jobs, packages=settings.package_names)
+                   address_jobs=settings.address_jobs, packages=settings.package_names,
+                   jobs=settings.jobs_at_once or None)
 
 
 @asynccontextmanager
@@ -120,6 +124,10 @@ def _private_data(settings: Settings) -> None:
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
+    try:
+        trusted_networks(settings.trusted_proxies)
+    except ValueError as err:
+        raise ConfigError(str(err)) from None
     language = default_language(settings.language)  # per request from here on (app/web/language.py)
     compile_stale()
     _private_data(settings)
@@ -129,7 +137,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     library = SnippetLibrary(rows)
     library.load_dir(settings.snippets_dir)
 
-    app = FastAPI(title="codecloze", lifespan=lifespan, docs_url=None, redoc_url=None)  # /docs: routes/docs.py
+    app = FastAPI(title="codecloze", lifespan=lifespan, docs_url=None, redoc_url=None,  # /docs: routes/docs.py
+                  dependencies=[Depends(same_origin)])  # only this site's pages post forms
     app.state.settings = settings
     app.state.library = library
     app.state.store = store
@@ -138,6 +147,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     secret = app_secret(settings.secret_key, settings.data_dir)
     app.state.auth = TeacherAuth(settings, secret)
     app.state.identity = Identity(secret)
+    app.state.known_learners = KnownLearners(store.engine)
     app.state.strength_jobs = StrengthJobs()
     app.state.fitter = Fitter(store.engine, settings.sqlalchemy_url, settings.fit_reviews)
     store.on_written = app.state.fitter.wrote

@@ -35,6 +35,10 @@ class Settings(BaseSettings):
     sandbox_packages: str = "torch,numpy,einops"
     new_learners_per_minute: int = 60
     address_jobs: int = 0
+    jobs_at_once: int = 0  # jobs running at once; 0: a memory and process budget (app/sandbox/budget.py)
+    # Proxies whose X-Forwarded-For names the client (addresses or networks, comma-separated).
+    # Default none: the socket's peer is the client (app/web/client_address.py).
+    trusted_proxies: str = ""
 
     # Teachers: a fixed token from the operator, or one generated and logged at start-up.
     teacher_token: str | None = None

@@ -12,9 +12,9 @@
     input.style.setProperty("--w", Math.max(Number(input.dataset.w), input.value.length + 1));
   }
 
-  function reveal(input) {
-    if (!input || !input.dataset.answer || input.classList.contains("right")) return;
-    input.value = input.dataset.answer;
+  // A blank shows its answer once the server gave it (the page holds none).
+  function show(input, answer) {
+    input.value = answer;
     input.classList.remove("wrong", "unproven", "empty", "accepted");
     input.classList.add("revealed");
     input.dataset.state = "revealed";
@@ -24,6 +24,31 @@
     if (button && button.matches("span.mark")) button = button.nextElementSibling;
     if (button && button.matches("button.reveal")) button.remove();
     setMark(input, "revealed");
+  }
+
+  // Revealing asks the server, with the form's mask, which keeps that these blanks were revealed
+  // (a later submission counts them so whatever the page says) and answers their text.
+  function reveal(inputs) {
+    inputs = inputs.filter(function (input) {
+      return input && !input.classList.contains("right") && input.dataset.state !== "revealed";
+    });
+    if (!inputs.length) return;
+    var form = inputs[0].form, body = new URLSearchParams(new FormData(form));
+    body.set("reveal", inputs.map(function (input) { return input.name; }).join(","));
+    fetch(form.getAttribute("action"), { method: "POST", body: body, credentials: "same-origin",
+                                         headers: { "Accept": "application/json" } })
+      .then(function (response) { return response.json().then(function (data) { return [response.ok, data]; }); })
+      .then(function (reply) {
+        if (!reply[0]) throw new Error(reply[1].error || "");
+        inputs.forEach(function (input) {
+          var answer = reply[1].revealed[input.name];
+          if (answer !== undefined) show(input, answer);
+        });
+      })
+      .catch(function (error) {
+        var flash = document.getElementById("flash");
+        if (flash) flash.textContent = error.message || "";
+      });
   }
 
   // The mark after a scored blank (✓ ✗ …), so its state never shows by colour alone; names
@@ -77,7 +102,7 @@
       move(target, event.shiftKey ? -1 : 1);
     } else if (event.altKey && !event.ctrlKey && !event.metaKey && event.code === "KeyR" && inBlank) {
       event.preventDefault();
-      reveal(target);
+      reveal([target]);
     } else if (event.altKey && !event.ctrlKey && !event.metaKey && event.code === "KeyN" && document.getElementById("trainer")) {
       event.preventDefault();
       newMask();
@@ -107,16 +132,17 @@
   document.addEventListener("click", function (event) {
     var button = event.target.closest("button.reveal, button.reveal-all, button.shortcuts-open");
     if (!button) return;
+    event.preventDefault();  // reveal buttons are the form's submit buttons for pages without script
     if (button.classList.contains("shortcuts-open")) {
       openShortcuts();
     } else if (button.classList.contains("reveal")) {
       var input = document.getElementById(button.dataset.for);
-      reveal(input);
-      if (input) input.focus();  // the button is gone: focus stays with its blank
+      reveal([input]);
+      if (input) input.focus();  // the button goes: focus stays with its blank
     } else {
-      blanks(button.closest(".trainer")).forEach(function (input) {
-        if (input.dataset.state !== "right" && input.dataset.state !== "accepted") reveal(input);
-      });
+      reveal(blanks(button.closest(".trainer")).filter(function (input) {
+        return input.dataset.state !== "right" && input.dataset.state !== "accepted";
+      }));
     }
   });
 

@@ -79,7 +79,9 @@ def start_server(data_dir: Path, **env: str | None):
     # as slow as the resolver (CDN mode and its fallback have their own test in test_assets).
     environ = {**os.environ, "CODECLOZE_DATA_DIR": str(data_dir), "CODECLOZE_USE_CDN": "false", **env}
     environ = {name: value for name, value in environ.items() if value is not None}
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(port)],
+    # --no-proxy-headers: uvicorn would take X-Forwarded-For from any local peer (the app reads it itself)
+    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(port),
+                             "--no-proxy-headers"],
                             cwd=PROJECT_DIR, env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60

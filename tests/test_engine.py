@@ -183,7 +183,8 @@ def test_render_puts_one_input_per_hole_and_keeps_the_rest():
     holes = [Hole("s1", spans[1].start, spans[1].end, "foo", "空 1")]
     html = str(render_code(code, holes, {"s1": HoleState('"><script>', "wrong", reveal=True)}))
     assert html.count("<input") == 1
-    assert 'name="s1"' in html and 'data-answer="foo"' in html and 'class="blank wrong"' in html
+    assert 'name="s1"' in html and 'class="blank wrong"' in html
+    assert "data-answer" not in html and "foo" not in html  # the answer stays on the server
     assert "<script>" not in html and "b&lt;" in html
     assert html.count('<span class="line">') == 1
 

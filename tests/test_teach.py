@@ -1,4 +1,6 @@
 """The teacher area over HTTP: access, upload and validation, lifecycle, and bad input."""
+import re
+
 import pytest
 from fastapi.testclient import TestClient
 
@@ -28,11 +30,25 @@ def test_login_sets_a_signed_httponly_strict_cookie(client):
     assert client.get("/teach").status_code == 401
 
 
-def test_wrong_tokens_are_rate_limited(client):
+def test_wrong_tokens_back_off_but_the_right_one_always_signs_in(client):
     for _ in range(5):
         assert client.post("/teach/login", data={"token": "nope"}).status_code == 401
-    response = client.post("/teach/login", data={"token": TOKEN})
-    assert response.status_code == 429 and "登录失败次数过多" in response.text
+    waits = []
+    for _ in range(3):  # each further wrong token doubles the wait
+        response = client.post("/teach/login", data={"token": "nope"})
+        assert response.status_code == 429 and "登录失败次数过多" in response.text
+        waits.append(int(re.search(r"请 (\d+) 秒", response.text).group(1)))
+    assert waits == sorted(waits) and waits[-1] >= 4 * waits[0] - 1
+    response = client.post("/teach/login", data={"token": TOKEN}, follow_redirects=False)
+    assert response.status_code == 303 and "cc_teacher" in response.headers["set-cookie"]
+
+
+def test_a_short_token_stops_start_up_with_a_clear_message(tmp_path):
+    from app.web.keys import ConfigError
+    with pytest.raises(ConfigError, match="at least 16"):
+        create_app(Settings(data_dir=tmp_path / "d", execution=False, teacher_token="short-token"))
+    derived = create_app(Settings(data_dir=tmp_path / "e", execution=False)).state.auth.token
+    assert len(derived) >= 16
 
 
 def test_generated_token_is_logged_once(tmp_path, caplog):

@@ -1,9 +1,13 @@
-"""A class's attempts as CSV, one row per blank, streamed (an export may hold every attempt)."""
+"""A class's attempts as CSV, one row per blank, streamed (an export may hold every attempt).
+
+Everything that can fail (the bounds, the query) happens before the first byte: once the
+header is sent, a 200 cannot be taken back."""
 import csv
 import io
+import itertools
 import json
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 
 from sqlalchemy import select
 
@@ -20,11 +24,16 @@ BATCH = 1000
 
 def class_csv(engine, code: str, start: str | None = None, end: str | None = None,
               snippet_id: str | None = None) -> Iterator[str]:
-    """The CSV text in pieces: the header, then a piece per batch of attempts. One column per
-    assignment of the class (`assignment <id>: <snippet>`) holds the row's learner's status."""
+    """The CSV text in pieces: the header with the first batch of attempts, then a piece per batch.
+    The query has run when this returns. One column per assignment of the class
+    (`assignment <id>: <snippet>`) holds the row's learner's status."""
     with engine.connect() as db:
         sets, status = _assignment_status(db, code)
-    yield _line(COLUMNS + tuple(f"assignment {a.id}: {a.snippet_id}" for a in sets))
+    pieces = _pieces(engine, _query(code, start, end, snippet_id), sets, status)
+    return itertools.chain([next(pieces)], pieces)
+
+
+def _query(code: str, start: str | None, end: str | None, snippet_id: str | None):
     query = (select(attempts.c.id, attempts.c.created_at, attempts.c.learner, learners.c.name,
                     attempts.c.class_code, attempts.c.snippet_id, attempts.c.version, attempts.c.mode,
                     attempts.c.unit, attempts.c.outcome, attempts.c.practice, attempts.c.blanks)
@@ -32,15 +41,23 @@ def class_csv(engine, code: str, start: str | None = None, end: str | None = Non
              .where(attempts.c.class_code == code).order_by(attempts.c.created_at, attempts.c.id))
     if start:
         query = query.where(attempts.c.created_at >= _day_start(start))
-    if end:
+    if end and end < date.max.isoformat():  # 9999-12-31 has no day after it: no upper bound
         query = query.where(attempts.c.created_at < _day_after(end))
     if snippet_id:
         query = query.where(attempts.c.snippet_id == snippet_id)
+    return query
+
+
+def _pieces(engine, query, sets, status) -> Iterator[str]:
     with engine.connect() as db:
         result = db.execution_options(yield_per=BATCH).execute(query)
+        head = _line(COLUMNS + tuple(f"assignment {a.id}: {a.snippet_id}" for a in sets))
         for rows in result.partitions():
-            yield "".join(_line(cells + tuple(status(row.learner, a) for a in sets))
-                          for row in rows for cells in _blank_rows(row))
+            yield head + "".join(_line(cells + tuple(status(row.learner, a) for a in sets))
+                                 for row in rows for cells in _blank_rows(row))
+            head = ""
+        if head:
+            yield head
 
 
 def _assignment_status(db, code: str):

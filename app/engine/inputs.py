@@ -1,4 +1,5 @@
-"""A blank's <input>: the learner's text, its verdict, its label, and the answer it can reveal."""
+"""A blank's <input>: the learner's text, its verdict and its label (never its answer: a learner
+asks the server for that, which keeps that they did; app/memory/reveals.py)."""
 import html
 from functools import lru_cache
 from typing import NamedTuple
@@ -44,8 +45,7 @@ def input_parts(key: str, answer: str, hint: str | None, tag: str, state: str) -
     """A blank's <input> around the learner's text and its label, escaped once.
 
     Keyed by what the span and verdict fix, not by the blank's number in its mask ("空 7"),
-    so a few thousand entries cover every mask of a snippet. The answer rides along
-    (`data-answer`) so that a learner can ask for it; it is not shown until then.
+    so a few thousand entries cover every mask of a snippet. The answer gives only the width.
     """
     # Keys are generated ([sc]\d+) and states come from a fixed set.
     tag_html = f'<span class="blank-tag" aria-hidden="true">{escape(tag)}</span>' if tag else ""
@@ -53,15 +53,16 @@ def input_parts(key: str, answer: str, hint: str | None, tag: str, state: str) -
     middle = (f'" style="--w:{max(len(answer), 2) + 1}" autocomplete="off" autocapitalize="off"'
               f' spellcheck="false" aria-label="')
     invalid = ' aria-invalid="true"' if state in ASKABLE else ""
-    after = (f'" data-state="{state}"{invalid}' + (f' title="{escape(hint)}"' if hint else "")
-             + f' data-answer="{ascii_html(answer)}">')
+    after = f'" data-state="{state}"{invalid}' + (f' title="{escape(hint)}"' if hint else "") + ">"
     return before, middle, after
 
 
 @lru_cache(maxsize=4096)
 def _reveal_button(key: str, label: str, language: str) -> str:
     name = ascii_html(_("显示%(label)s的答案", label=label))
-    return f'<button type="button" class="reveal" data-for="blank-{key}" aria-label="{name}" title="{name}">?</button>'
+    # A submit button of the drill form: without script it posts the form asking for this answer.
+    return (f'<button type="submit" name="reveal" value="{key}" class="reveal" data-for="blank-{key}"'
+            f' aria-label="{name}" title="{name}" formnovalidate>?</button>')
 
 
 @lru_cache(maxsize=4096)

@@ -5,14 +5,16 @@ from app.snippets.jobs import job_for
 from app.snippets.model import Snippet
 
 
-async def execute(sandbox, snippet: Snippet, code: str, owner: str | None = None, address: str | None = None):
+async def execute(sandbox, snippet: Snippet, code: str, owner: str | None = None, address: str | None = None,
+                  new_owner: bool = False):
     """The sandbox verdict, None when execution is off, or a 503 the learner can retry.
-    owner: the learner (jobs are queued fairly between learners); address: the client's."""
+    owner: the learner (jobs are queued fairly between addresses, then learners); address: the
+    client's; new_owner: the learner has no attempt yet."""
     if sandbox is None:
         return None
     from app.sandbox import SandboxBusy, SandboxUnavailable
     try:
-        return await sandbox.run(job_for(snippet, code), owner=owner, address=address)
+        return await sandbox.run(job_for(snippet, code), owner=owner, address=address, new_owner=new_owner)
     except SandboxBusy:
         raise UserError(503, _("服务器正忙，请几秒后重试。"), detail=["retry-after"]) from None
     except SandboxUnavailable:

@@ -6,6 +6,8 @@ only once the attempt is committed, or says that it was not stored. Nothing here
 """
 from dataclasses import dataclass, replace
 
+from sqlalchemy.exc import DBAPIError
+
 from app.classes.alternatives import rescored
 from app.db.commit import NotStored
 from app.db.store import Store
@@ -15,6 +17,7 @@ from app.learn.credit import credited
 from app.learn.drills import Drill, revealed_keys
 from app.learn.execution import execute
 from app.learn.feedback import Result
+from app.memory import reveals
 from app.memory.record import attempt_record
 from app.observability import Stopwatch
 
@@ -26,6 +29,7 @@ class Services:
     store: Store
     sandbox: object | None
     strength_jobs: object | None
+    known_learners: object  # memory.history.KnownLearners: who has an attempt yet
     max_answer_chars: int
 
 
@@ -33,24 +37,48 @@ class Services:
 class Submitter:
     learner: str  # the signed learner id
     address: str | None  # the client address the fair queue shares jobs by
+    minted: bool = False  # an id made for this very request (it came without a cookie)
 
 
 async def grade(drill: Drill, fields: dict[str, str], submitter: Submitter, services: Services,
                 clock: Stopwatch) -> Result:
     """The scored, run and recorded submission (`saved` False when the database refused it)."""
     answers = answers_for(drill.holes, fields, services.max_answer_chars)
-    revealed = revealed_keys(drill.holes, fields)
+    mask = reveals.mask_key(drill.snippet.id, drill.snippet.version, drill.holes)
+    # Blanks the server showed this learner count as revealed whatever the page now says.
+    kept = frozenset() if submitter.minted else _kept_reveals(services.store.engine, submitter.learner, mask)
+    revealed = revealed_keys(drill.holes, fields) | kept
     responses = responses_for(len(drill.snippet.questions), fields, services.max_answer_chars * 5) \
         if drill.mode == "fixed" else {}
     verdicts = rescored(services.store.engine, drill.snippet, drill.holes,  # a teacher's accepted alternatives
                         clock.time("scoring", score, list(drill.holes), answers, revealed))
-    run = await clock.wait("sandbox", _run(drill, answers, submitter, services.sandbox))
+    run = await clock.wait("sandbox", _run(drill, answers, submitter, services))
     result = Result(tuple(verdicts), run, None, responses, credited=_credit(drill, verdicts, run, services))
     try:
         attempt_id = await services.store.record_attempt(attempt_record(submitter.learner, drill, result, fields))
     except NotStored:
         return replace(result, saved=False)  # scored, shown, and said so: nothing pretends it was kept
+    if kept:
+        _use_up(services.store.engine, submitter.learner, mask, kept)
     return replace(result, attempt_id=attempt_id)
+
+
+def _kept_reveals(engine, learner: str, mask: str) -> frozenset[str]:
+    try:
+        with engine.connect() as db:
+            return reveals.recorded(db, learner, mask)
+    except DBAPIError:
+        return frozenset()  # the database is down: this attempt cannot be saved either (it says so)
+
+
+def _use_up(engine, learner: str, mask: str, kept: frozenset[str]) -> None:
+    """Counted: the next try of this mask starts afresh. Should that fail, the next try counts
+    them revealed again, which errs on the learner's side of honest."""
+    try:
+        with engine.begin() as db:
+            reveals.taken(db, learner, mask, kept)
+    except DBAPIError:
+        pass
 
 
 def _credit(drill: Drill, verdicts, run, services: Services) -> frozenset[str]:
@@ -61,10 +89,13 @@ def _credit(drill: Drill, verdicts, run, services: Services) -> frozenset[str]:
     return keys
 
 
-async def _run(drill: Drill, answers: dict[str, str], submitter: Submitter, sandbox):
+async def _run(drill: Drill, answers: dict[str, str], submitter: Submitter, services: Services):
     """The sandbox's verdict on the completed code; None when it is not run. Code with an empty
-    blank cannot be right and would only fail to parse."""
+    blank cannot be right and would only fail to parse. Ids without an attempt yet share one line
+    of the fair queue per address."""
+    sandbox = services.sandbox
     runnable = sandbox is not None and all(a.strip() for a in answers.values())
     code = splice(drill.snippet.code, list(drill.holes), answers) if runnable else ""
-    return await execute(sandbox if runnable else None, drill.snippet, code, owner=submitter.learner,
-                         address=submitter.address)
+    new = runnable and (submitter.minted or not services.known_learners.has_attempts(submitter.learner))
+    return await execute(sandbox if runnable else None, drill.snippet, code, owner=str(submitter.learner),
+                         address=submitter.address, new_owner=new)

@@ -2,6 +2,7 @@
 from sqlalchemy import delete, select
 
 from ..db.tables import attempts, responses
+from . import reveals
 from .tables import cards, tokens
 
 
@@ -11,3 +12,4 @@ def history(db, learner: str) -> None:
     db.execute(delete(attempts).where(attempts.c.learner == learner))
     db.execute(delete(cards).where(cards.c.learner == learner))
     db.execute(delete(tokens).where(tokens.c.learner == learner))
+    reveals.forget(db, learner)

@@ -71,3 +71,13 @@ models = Table(
     Column("fitted_reviews", Integer, nullable=False, default=0),  # `reviews` when last fitted
     Column("fitted_at", DateTime(timezone=True)),
 )
+
+# Blanks a learner asked to see, per mask (reveals.py): a later submission of that mask counts
+# them revealed whatever the page sends; the submission that counts them takes them away.
+reveals = Table(
+    "reveals", metadata,
+    Column("learner", String(64), primary_key=True),
+    Column("mask", String(32), primary_key=True),  # reveals.mask_key: snippet, version and blanks
+    Column("blank", String(16), primary_key=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)

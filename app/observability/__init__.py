@@ -31,4 +31,4 @@ def watch_sandbox(metrics: Metrics, sandbox) -> None:
     if sandbox is not None:
         sandbox.on_restart = metrics.sandbox_restarted
         sandbox.fair.on_change = metrics.sandbox_load
-        metrics.sandbox_load(sandbox.fair.waiting(), sandbox.workers - sandbox.fair.free)
+        metrics.sandbox_load(sandbox.fair.waiting(), sandbox.fair.busy())

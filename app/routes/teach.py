@@ -10,6 +10,8 @@ from app.teach.publishing import changeable_or_403, report_json, status_of, subm
 from ..teach.strength_pages import LEVELS, heatmap, state_names, stored
 from app.web.forms import read_fields
 from app.web.templating import render, wants_json
+
+from ..web import client_address
 from .uploads import read_upload
 
 router = APIRouter(prefix="/teach")
@@ -55,12 +57,11 @@ async def login(request: Request) -> Response:
 
 def _login(request: Request, token: str, name: str = "") -> Response:
     auth = deps.auth(request)
-    client = request.client.host if request.client else "?"
-    auth.check_rate(client)
+    client = client_address.of_request(request) or "?"
     if len(name) > 40 or not name.isprintable():
         raise UserError(422, _("名字最多 40 个字符。"))
     if not auth.token_matches(token.strip()):
-        auth.failed(client)
+        auth.refused(client)
         return _page(request, "login.html", status=401, error=_("令牌不正确。"))
     response = RedirectResponse("/teach", status_code=303)
     auth.start_session(response, secure=request.url.scheme == "https", name=name)

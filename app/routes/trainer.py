@@ -1,20 +1,23 @@
 """Drill and exercise pages: show a mask, grade a submission."""
 from fastapi import APIRouter, Request
-from fastapi.responses import RedirectResponse, Response
+from fastapi.responses import JSONResponse, RedirectResponse, Response
+from sqlalchemy.exc import DBAPIError
 
 from app import observability
+from app.engine.inputs import HoleState
 from app.engine.mask import new_seed
 from app.engine.tokens import DEFAULT_KINDS
 from app.engine.units import UNITS
 from app.i18n import _
 from app.learn.drills import (DEFAULT_UNIT, Drill, fixed_drill, mask_query, parse_kinds, parse_rate, parse_seed,
-                              parse_unit, random_drill)
+                              parse_unit, random_drill, revealed_keys)
 from app.learn.feedback import Result, revealed_states
 from app.learn.grading import Submitter, grade
-from app.web import deps
+from app.memory import reveals
+from app.web import client_address, deps
 from app.web.errors import UserError
 from app.web.forms import read_fields
-from app.web.templating import render
+from app.web.templating import render, wants_json
 
 from .views import drill_json, page_context
 
@@ -41,8 +44,11 @@ async def exercise_page(request: Request, snippet_id: str, reveal: bool = False)
     if not snippet.is_exercise:
         return RedirectResponse(f"/s/{snippet_id}/drill", status_code=303)
     drill = fixed_drill(snippet)
-    shown = revealed_states(drill.holes) if reveal else None
-    return _show(request, drill, shown=shown, revealed=reveal)
+    if not reveal:
+        return _show(request, drill)
+    # Every answer shown: kept as revealed for this learner's next submission of the exercise.
+    learner, _kept = record_reveal(request, drill, [h.key for h in drill.holes])
+    return deps.remember_learner(_show(request, drill, shown=revealed_states(drill.holes), revealed=True), learner)
 
 
 # Drill pages and submissions read their parameters themselves (parse_rate/parse_seed say what is
@@ -110,11 +116,36 @@ def _submitted_version(request: Request, snippet_id: str, fields: dict[str, str]
 async def _grade(request: Request, drill: Drill, fields: dict[str, str]) -> Response:
     """Grade the submission (the learn use case), then show its outcome: htmx swaps in the outcome
     only, since the inputs on the page already hold these answers."""
+    if "reveal" in fields:  # a blank's reveal button (or "reveal all"), not the answers' submission
+        return _reveal(request, drill, fields)
     learner, clock = deps.learner_id(request), observability.Stopwatch()
-    submitter = Submitter(learner, request.client and request.client.host)
+    minted = getattr(request.state, "new_learner", None) == learner  # no cookie: an id made just now
+    submitter = Submitter(learner, client_address.of_request(request), minted)
     result = await grade(drill, fields, submitter, deps.grading_services(request), clock)
     response = _show(request, drill, result=result, block="outcome", status=200 if result.saved else 503)
     observability.graded(request, drill, result, clock)
+    return deps.remember_learner(response, learner)
+
+
+def record_reveal(request: Request, drill: Drill, keys) -> tuple[str, frozenset[str]]:
+    """The learner, and every blank of this mask they have revealed, once `keys` are kept too."""
+    learner, mask = deps.learner_id(request), reveals.mask_key(drill.snippet.id, drill.snippet.version, drill.holes)
+    with deps.store(request).engine.begin() as db:
+        reveals.record(db, learner, mask, keys)
+        return learner, reveals.recorded(db, learner, mask)
+
+
+def _reveal(request: Request, drill: Drill, fields: dict[str, str]) -> Response:
+    """The answers asked for, once the server keeps that they were revealed: JSON for app.js,
+    else the page again with them shown and the learner's other answers kept (no script)."""
+    asked = revealed_keys(drill.holes, {"revealed": fields.get("reveal", "")})
+    learner, shown_keys = record_reveal(request, drill, asked)
+    if wants_json(request):
+        response = JSONResponse({"revealed": {h.key: h.answer for h in drill.holes if h.key in asked}})
+    else:
+        shown = {h.key: HoleState(h.answer, "revealed") if h.key in shown_keys else HoleState(fields.get(h.key, ""))
+                 for h in drill.holes}
+        response = _show(request, drill, shown=shown)
     return deps.remember_learner(response, learner)
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from . import framing
 from .cgroups import remove_server_trees
 from .connection import Connection, ServerLost
+from .budget import job_budget
 from .fairness import FairQueue, IdMinting
 from .packages import DEFAULT as DEFAULT_PACKAGES
 from .types import Job, Limits, SandboxBusy, SandboxUnavailable, Verdict
@@ -22,7 +23,7 @@ class Sandbox:
     def __init__(self, limits: Limits = Limits(), workers: int | None = None, queue: int = 32,
                  data_dirs: tuple[Path, ...] = (), *, uid_base: int | None = None, namespaces: bool = True,
                  python: str | None = None, cgroups: bool = True, per_owner_waiting: int = 4, new_owners_per_minute: int = 60,
-                 address_jobs: int = 0, packages: tuple[str, ...] = DEFAULT_PACKAGES):
+                 address_jobs: int = 0, packages: tuple[str, ...] = DEFAULT_PACKAGES, jobs: int | None = None):
         """uid_base: job processes run as uid_base + slot when root (default: a free block of 64
         from 60000 on, so servers of several web workers never share uids); namespaces=False skips
         every namespace (for hosts where they misbehave); python: interpreter for the server;
@@ -30,10 +31,16 @@ class Sandbox:
         Fairness (fairness.py): per_owner_waiting jobs may wait per owner; an address brings at
         most new_owners_per_minute new owners (0: no bound); address_jobs > 0 bounds the jobs in
         flight per address (off by default: a classroom may share one address).
-        packages: distributions jobs may import, with their dependencies (packages.py)."""
+        packages: distributions jobs may import, with their dependencies (packages.py);
+        jobs: how many may run at once (default: budget.py's memory and process budget, at most
+        4 per worker); one address may hold all but `workers` of them."""
         self.limits, self.queue = limits, queue
         self.workers = workers or os.cpu_count() or 1
-        self.fair = FairQueue(self.workers, queue, per_owner_waiting, max(1, self.workers - 1))
+        self.jobs = jobs or job_budget(self.workers, limits)
+        others = self.jobs - self.workers if self.jobs > self.workers else self.jobs
+        self.fair = FairQueue(self.jobs, queue, per_owner_waiting, max(1, self.workers - 1),
+                              per_address_running=max(1, others), shared_waiting=max(per_owner_waiting, queue // 2),
+                              shared_running=self.workers)
         self.minting = IdMinting(new_owners_per_minute)
         self.address_jobs = address_jobs
         self._per_address: dict[str, int] = {}
@@ -81,23 +88,29 @@ class Sandbox:
         conn = self._conn
         return {"state": "running" if conn is not None and conn.alive else "down",
                 "pid": conn.proc.pid if conn is not None else None, "restarts": self.restarts,
-                "jobs_running": self.workers - self.fair.free, "jobs_waiting": self.fair.waiting()}
+                "jobs_running": self.fair.busy(), "jobs_waiting": self.fair.waiting(), "job_slots": self.jobs}
 
     async def status(self) -> dict:
         """Pids and memory of the server tree (for the health page, tests and benchmarks)."""
         conn = await self._connection()
         return (await conn.ask("status", REPLY_MARGIN))["info"]
 
-    async def run(self, job: Job, owner: str | None = None, address: str | None = None) -> Verdict:
-        """owner: the learner the job is for (None: a job of its own); address: the client's."""
+    async def run(self, job: Job, owner: str | None = None, address: str | None = None,
+                  new_owner: bool = False) -> Verdict:
+        """owner: the learner the job is for (None: a job of its own); address: the client's;
+        new_owner: the learner has no verdict yet (their jobs share the address's line of new ids)."""
         _validate(job)
-        owner = object() if owner is None else self.minting.owner(owner, address)
+        shared = owner is not None and new_owner
+        if owner is None:
+            owner = object()
+        else:
+            owner = f"new:{address}" if shared else self.minting.owner(owner, address)
         if address is not None and self.address_jobs and self._per_address.get(address, 0) >= self.address_jobs:
             raise SandboxBusy("this address has as many jobs in flight as it may")
         if address is not None:
             self._per_address[address] = self._per_address.get(address, 0) + 1
         try:
-            async with self.fair.slot(owner):
+            async with self.fair.slot(owner, address, shared=shared):
                 return await self._attempts(job)
         finally:
             if address is not None:
@@ -124,7 +137,8 @@ class Sandbox:
             if self._conn is not None:
                 await self._end(self._conn)
                 self._conn = None
-            config = {"limits": self.limits.as_dict(), "workers": self.workers, "cgroups": self.cgroups,
+            config = {"limits": self.limits.as_dict(), "workers": self.workers, "jobs": self.jobs,
+                      "cgroups": self.cgroups,
                       "uid_base": self.uid_base, "namespaces": self.namespaces,
                       "data_dirs": [str(p) for p in self.data_dirs], "packages": list(self.packages)}
             try:

@@ -1,12 +1,15 @@
-"""Sharing the workers between learners: round-robin by owner, bounded per owner.
+"""Sharing the job slots: round-robin between client addresses, then between learners of one.
 
-A job waits in its owner's line; a freed worker goes to the next owner in turn that has a
-job waiting and runs fewer than `per_owner_running` (so one owner never holds every worker
-while others wait). Beyond `per_owner_waiting` waiting jobs that owner is told "busy" at
-once, while other owners' jobs keep being admitted. Anonymous ids cost nothing, so
-`IdMinting` bounds how many new ids one address may bring per minute: jobs of ids beyond
-that share one owner per address. An address-wide bound on jobs is optional (a classroom
-behind one NAT address must keep working).
+A job waits in its owner's line, and lines are grouped by the client's address. A freed slot
+goes to the next address in turn that has a job waiting and runs fewer than
+`per_address_running`, and within it to the next owner in turn that runs fewer than
+`per_owner_running` (so one owner, or one address, never holds every slot while others wait).
+Beyond `per_owner_waiting` waiting jobs that owner is told "busy" at once, while other owners'
+jobs keep being admitted. Ids cost nothing, so ids new to the server (no attempt yet) share one
+line per address (`shared=True`, its own bounds) until their first verdict; `IdMinting` bounds
+how many new ids one address may bring per minute besides. Slots are not workers: a sleeping job
+holds little, so the client admits several jobs per worker (client.py: `job_budget`) and the
+cgroups share the CPU between them.
 """
 import asyncio
 import collections
@@ -18,81 +21,137 @@ from .types import SandboxBusy
 
 
 class FairQueue:
-    def __init__(self, workers: int, queue: int, per_owner_waiting: int, per_owner_running: int):
-        self.free, self.queue = workers, queue
+    def __init__(self, workers: int, queue: int, per_owner_waiting: int, per_owner_running: int,
+                 per_address_running: int | None = None, shared_waiting: int | None = None,
+                 shared_running: int | None = None):
+        """workers: the slots (jobs running at once); the rest bound lines as the module says."""
+        self.free = self.workers = workers
+        self.queue = queue
         self.per_owner_waiting, self.per_owner_running = per_owner_waiting, per_owner_running
-        self.lines: dict[object, collections.deque[asyncio.Future]] = {}  # insertion order = turns
+        self.per_address_running = per_address_running or workers
+        self.shared_waiting = shared_waiting or per_owner_waiting
+        self.shared_running = shared_running or per_owner_running
+        # address -> owner -> waiting jobs; insertion order = turns, at both levels
+        self.lines: dict[object, dict[object, collections.deque[asyncio.Future]]] = {}
         self.running: collections.Counter = collections.Counter()
-        self.workers = workers
+        self.address_running: collections.Counter = collections.Counter()
+        self.owner_waiting: collections.Counter = collections.Counter()
+        self.shared: set = set()  # owners that are an address's line of new ids
         self.on_change: Callable[[int, int], None] = lambda waiting, running: None  # metrics
 
     def _changed(self) -> None:
-        self.on_change(self.waiting(), self.workers - self.free)
+        self.on_change(self.waiting(), self.busy())
+
+    def busy(self) -> int:
+        return self.workers - self.free
 
     def waiting(self, owner=None) -> int:
         if owner is not None:
-            return len(self.lines.get(owner, ()))
-        return sum(map(len, self.lines.values()))
+            return self.owner_waiting.get(owner, 0)
+        return sum(self.owner_waiting.values())
+
+    def _may_run(self, owner, address) -> bool:
+        limit = self.shared_running if owner in self.shared else self.per_owner_running
+        return self.running[owner] < limit and self.address_running[address] < self.per_address_running
 
     @asynccontextmanager
-    async def slot(self, owner):
-        """Holds one worker for `owner` while the block runs; SandboxBusy when its line is full."""
-        if self.free and self.running[owner] < self.per_owner_running and not self.waiting(owner):
-            self._take(owner)
-        else:
-            await self._wait(owner)
+    async def slot(self, owner, address=None, shared: bool = False):
+        """Holds one slot for `owner` (at `address`) while the block runs; SandboxBusy when its
+        line is full. shared: the owner is the address's line of new ids."""
+        if shared:
+            self.shared.add(owner)
+        try:
+            if self.free and self._may_run(owner, address) and not self.waiting(owner):
+                self._take(owner, address)
+            else:
+                await self._wait(owner, address)
+        except BaseException:
+            self._tidy(owner)
+            raise
         try:
             yield
         finally:
-            self._release(owner)
+            self._release(owner, address)
 
-    async def _wait(self, owner) -> None:
-        if self.waiting() >= self.queue or self.waiting(owner) >= self.per_owner_waiting:
+    async def _wait(self, owner, address) -> None:
+        limit = self.shared_waiting if owner in self.shared else self.per_owner_waiting
+        if self.waiting() >= self.queue or self.waiting(owner) >= limit:
             raise SandboxBusy("this learner's jobs, or all jobs, fill the queue")
         future = asyncio.get_running_loop().create_future()
-        self.lines.setdefault(owner, collections.deque()).append(future)
+        self.lines.setdefault(address, {}).setdefault(owner, collections.deque()).append(future)
+        self.owner_waiting[owner] += 1
         self._changed()
         try:
             await future
         except asyncio.CancelledError:
             if future.done() and not future.cancelled():  # granted just before the cancel
-                self._release(owner)
+                self._release(owner, address)
             else:
-                self._forget(owner, future)
+                self._forget(owner, address, future)
             raise
 
-    def _take(self, owner) -> None:
+    def _take(self, owner, address) -> None:
         self.free -= 1
         self.running[owner] += 1
+        self.address_running[address] += 1
         self._changed()
 
-    def _release(self, owner) -> None:
-        self.running[owner] -= 1
-        if not self.running[owner]:
-            del self.running[owner]
+    def _release(self, owner, address) -> None:
+        for counter, key in ((self.running, owner), (self.address_running, address)):
+            counter[key] -= 1
+            if not counter[key]:
+                del counter[key]
+        self._tidy(owner)
         self.free += 1
         self._changed()
         self._dispatch()
 
-    def _forget(self, owner, future) -> None:
-        line = self.lines.get(owner)
+    def _tidy(self, owner) -> None:
+        if owner not in self.running and not self.owner_waiting.get(owner):
+            self.shared.discard(owner)
+
+    def _unqueued(self, owner, address, future) -> None:
+        """Bookkeeping once `future` left its line (granted or forgotten)."""
+        owners = self.lines[address]
+        if not owners[owner]:
+            del owners[owner]
+        if not owners:
+            del self.lines[address]
+        self.owner_waiting[owner] -= 1
+        if not self.owner_waiting[owner]:
+            del self.owner_waiting[owner]
+
+    def _forget(self, owner, address, future) -> None:
+        line = self.lines.get(address, {}).get(owner)
         if line is not None and future in line:
             line.remove(future)
-            if not line:
-                del self.lines[owner]
+            self._unqueued(owner, address, future)
             self._changed()
 
+    def _next(self):
+        """The (address, owner) whose turn it is, among those that may run one more job."""
+        for address, owners in self.lines.items():
+            if self.address_running[address] >= self.per_address_running:
+                continue
+            for owner in owners:
+                if self._may_run(owner, address):
+                    return address, owner
+        return None
+
     def _dispatch(self) -> None:
-        """Each free worker to the next owner in turn that may run one more job."""
+        """Each free slot to the next address in turn, and there to the next owner in turn."""
         while self.free:
-            owner = next((o for o in self.lines if self.running[o] < self.per_owner_running), None)
-            if owner is None:
+            turn = self._next()
+            if turn is None:
                 return
-            line = self.lines.pop(owner)
+            address, owner = turn
+            owners = self.lines.pop(address)
+            line = owners.pop(owner)
             future = line.popleft()
-            if line:
-                self.lines[owner] = line  # to the back of the turns
-            self._take(owner)
+            owners[owner] = line  # this owner to the back of its address's turns
+            self.lines[address] = owners  # and this address to the back of the turns
+            self._unqueued(owner, address, future)
+            self._take(owner, address)
             future.set_result(None)
 
 

@@ -24,7 +24,10 @@ class Pool:
         """owner.deliver(request_id, verdict) and owner.probed(report) are called back."""
         self.config, self.limits, self.selector, self.owner = config, config["limits"], selector, owner
         self.workers = max(1, int(config["workers"]))
-        self.free_slots = collections.deque(range(min(policy.UID_BLOCK, max(3, 3 * self.workers))))
+        # Room for every job the client admits at once, the ready ones and the probe.
+        jobs = max(self.workers, int(config.get("jobs", self.workers)))
+        slots = min(policy.UID_BLOCK, max(3 * self.workers, jobs + self.workers + 1))
+        self.free_slots = collections.deque(range(slots))
         self.spawning: dict[int, str | None] = {}  # slot -> its on-disk work dir, if any
         self.procs: dict[int, JobProcess] = {}
         self.ready: collections.deque[JobProcess] = collections.deque()

@@ -1,21 +1,23 @@
-"""Teacher access: one token, a signed session cookie, CSRF tokens and a login rate limit."""
+"""Teacher access: one token, a signed session cookie, CSRF tokens and a back-off of wrong tokens."""
 import hmac
 import logging
 import re
+import math
 import secrets
-import time
-from collections import defaultdict, deque
 
 from fastapi import Request
 from fastapi.responses import Response
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
+from app.teach.backoff import Backoff
 from app.web.errors import UserError
 from app.i18n import _
-from app.web.keys import derived
+from app.web.keys import ConfigError, derived
 from app.settings import Settings
 
 SESSION_COOKIE = "cc_teacher"
+MIN_TOKEN_CHARS = 16  # the right token always signs in, so its length is what defends against guessing
+TOTAL_FREE = 50  # wrong tokens from all addresses together before the shared back-off starts
 log = logging.getLogger("codecloze")
 
 
@@ -24,11 +26,17 @@ class TeacherAuth:
         # Unset, the token is derived from the app's secret: every worker sharing it takes the
         # same token, printed once at start-up.
         self.token = settings.teacher_token or derived(secret, "teacher-login")
+        if len(self.token.strip()) < MIN_TOKEN_CHARS:
+            raise ConfigError(f"CODECLOZE_TEACHER_TOKEN has {len(self.token.strip())} characters; it must have at "
+                              f"least {MIN_TOKEN_CHARS} (e.g. from `python -c 'import secrets; "
+                              "print(secrets.token_urlsafe(24))'`), or leave it unset to have one made.")
         self.generated = settings.teacher_token is None
         self.max_age = int(settings.session_hours * 3600)
         self._signer = URLSafeTimedSerializer(secret, salt="teacher")
-        self._failures: dict[str, deque] = defaultdict(deque)
-        self._per_minute = settings.login_attempts_per_minute
+        # Wrong tokens wait longer and longer, per address and over all addresses together; the
+        # right one never waits (one student behind a classroom's address must not lock teachers out).
+        self._per_address = Backoff(free=settings.login_attempts_per_minute)
+        self._everyone = Backoff(free=TOTAL_FREE, cap=60.0)
 
     def announce(self, bases: list[str]) -> None:
         """Log the login URL on each address the server listens on (`bases`; the bare path when
@@ -41,15 +49,13 @@ class TeacherAuth:
     def token_matches(self, given: str) -> bool:
         return hmac.compare_digest(given.encode("utf-8", "surrogatepass"), self.token.encode())
 
-    def check_rate(self, client: str) -> None:
-        window = self._failures[client]
-        while window and window[0] < time.monotonic() - 60:
-            window.popleft()
-        if len(window) >= self._per_minute:
-            raise UserError(429, _("登录失败次数过多，请一分钟后再试。"))
-
-    def failed(self, client: str) -> None:
-        self._failures[client].append(time.monotonic())
+    def refused(self, client: str) -> None:
+        """After a wrong token: a 429 (with how long to wait) while its back-off runs."""
+        wait = max(self._per_address.wait(client), self._everyone.wait(""))
+        self._per_address.failed(client)
+        self._everyone.failed("")
+        if wait > 0:
+            raise UserError(429, _("登录失败次数过多，请 %(n)s 秒后再试。", n=math.ceil(wait)))
 
     def start_session(self, response: Response, secure: bool, name: str = "") -> None:
         # `sid` and the optional name say which teacher did what (they share one token).

@@ -108,5 +108,5 @@ def remember_learner(response: Response, learner: Learner) -> Response:
 def grading_services(request: Request) -> Services:
     """What grading a submission uses, from the app's state."""
     state = request.app.state
-    return Services(store(request), state.sandbox, getattr(state, "strength_jobs", None),
+    return Services(store(request), state.sandbox, getattr(state, "strength_jobs", None), state.known_learners,
                     settings(request).max_answer_chars)

@@ -132,3 +132,93 @@ def test_address_wide_job_limit_is_a_setting(runner):
     finally:
         sandbox.address_jobs = 0
     assert sum(isinstance(o, SandboxBusy) for o in outcomes) == 1
+
+
+async def _order_by_address(queue: FairQueue, jobs: list[tuple[str, str]]) -> list[str]:
+    """The order in which queued (owner, address) jobs get the one slot."""
+    order, blocker = [], asyncio.Event()
+
+    async def one(owner: str, address: str, hold: bool = False):
+        async with queue.slot(owner, address):
+            order.append(owner)
+            if hold:
+                await blocker.wait()
+            await asyncio.sleep(0)
+
+    first = asyncio.ensure_future(one("holder", "elsewhere", hold=True))
+    await asyncio.sleep(0)
+    rest = [asyncio.ensure_future(one(owner, address)) for owner, address in jobs]
+    await asyncio.sleep(0)
+    blocker.set()
+    await asyncio.gather(first, *rest, return_exceptions=True)
+    return order[1:]
+
+
+def test_turns_go_round_the_addresses_first_then_their_learners():
+    """Ten learners at one address get as many turns together as one learner at another."""
+    queue = FairQueue(workers=1, queue=32, per_owner_waiting=8, per_owner_running=1)
+    crowd = [(f"a{i}", "10.0.0.1") for i in range(4)]
+    order = asyncio.run(_order_by_address(queue, crowd + [("b", "10.0.0.2")] * 3))
+    assert order == ["a0", "b", "a1", "b", "a2", "b", "a3"]
+    assert queue.free == 1 and not queue.lines and not queue.running and not queue.address_running
+
+
+def test_one_address_never_holds_every_slot():
+    async def scenario():
+        queue = FairQueue(workers=4, queue=32, per_owner_waiting=8, per_owner_running=1, per_address_running=3)
+        release = asyncio.Event()
+
+        async def hold(owner, address):
+            async with queue.slot(owner, address):
+                await release.wait()
+        crowd = [asyncio.ensure_future(hold(f"a{i}", "10.0.0.1")) for i in range(5)]
+        await asyncio.sleep(0)
+        assert queue.busy() == 3 and queue.waiting() == 2  # the fourth slot stays for another address
+        other = asyncio.ensure_future(hold("b", "10.0.0.2"))
+        await asyncio.sleep(0)
+        assert queue.busy() == 4 and queue.running["b"] == 1
+        release.set()
+        await asyncio.gather(*crowd, other)
+        return queue
+    queue = asyncio.run(scenario())
+    assert queue.free == 4 and not queue.lines
+
+
+def test_new_ids_share_their_address_s_line_with_its_own_bounds():
+    async def scenario():
+        queue = FairQueue(workers=4, queue=32, per_owner_waiting=1, per_owner_running=1,
+                          shared_waiting=2, shared_running=2)
+        release = asyncio.Event()
+
+        async def hold():
+            async with queue.slot("new:10.0.0.1", "10.0.0.1", shared=True):
+                await release.wait()
+        jobs = [asyncio.ensure_future(hold()) for _ in range(5)]
+        await asyncio.sleep(0)
+        outcomes = [j for j in jobs if j.done()]
+        assert queue.running["new:10.0.0.1"] == 2 and queue.waiting("new:10.0.0.1") == 2
+        assert len(outcomes) == 1 and isinstance(outcomes[0].exception(), SandboxBusy)
+        release.set()
+        await asyncio.gather(*jobs, return_exceptions=True)
+        return queue
+    queue = asyncio.run(scenario())
+    assert queue.free == 4 and not queue.shared
+
+
+def test_sleeping_jobs_do_not_keep_an_honest_job_from_starting(runner):
+    """As many sleeping jobs as workers, from two colluding owners at other addresses: slots are a
+    budget beyond the workers, so an honest job starts at once."""
+    sandbox = runner.sandbox
+    assert sandbox.jobs > sandbox.workers
+
+    async def scenario():
+        sleepers = [asyncio.ensure_future(sandbox.run(job(SLOW), owner=f"colluder-{i}", address=f"10.0.1.{i}"))
+                    for i in range(sandbox.workers)]
+        await asyncio.sleep(0.3)
+        started = time.perf_counter()
+        verdict = await sandbox.run(job("x = 1", check="assert x == 1"), owner="honest", address="10.0.0.1")
+        seconds = time.perf_counter() - started
+        await asyncio.gather(*sleepers)
+        return verdict, seconds
+    verdict, seconds = runner(scenario())
+    assert verdict.status == "passed" and seconds < 1.0, seconds

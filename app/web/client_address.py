@@ -1,0 +1,55 @@
+"""The client's address, for fairness and login back-off: the socket's peer, or what a trusted
+proxy says in `X-Forwarded-For`.
+
+Only a peer listed in CODECLOZE_TRUSTED_PROXIES (addresses or networks, comma-separated;
+default none) is believed, and only the entries it and other trusted proxies appended: the
+address is the rightmost entry that is not itself a trusted proxy. Anything a client wrote
+further left is its own claim and ignored. uvicorn must not rewrite the peer itself
+(`--no-proxy-headers`), or any local process could claim any address.
+"""
+import ipaddress
+from functools import lru_cache
+
+from fastapi import Request
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+@lru_cache(maxsize=8)
+def trusted_networks(setting: str) -> tuple[Network, ...]:
+    """The setting as networks; ValueError names a wrong entry."""
+    out = []
+    for entry in filter(None, (e.strip() for e in setting.split(","))):
+        try:
+            out.append(ipaddress.ip_network(entry, strict=False))
+        except ValueError:
+            raise ValueError(f"CODECLOZE_TRUSTED_PROXIES: {entry!r} is not an address or network") from None
+    return tuple(out)
+
+
+def _trusted(address: str, networks: tuple[Network, ...]) -> bool:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(ip in network for network in networks)
+
+
+def client_address(peer: str | None, forwarded: list[str], networks: tuple[Network, ...]) -> str | None:
+    """peer: the socket's; forwarded: every X-Forwarded-For header's value, in order."""
+    if peer is None or not networks or not _trusted(peer, networks):
+        return peer
+    hops = [hop.strip() for value in forwarded for hop in value.split(",")]
+    for hop in reversed(hops):
+        if not _trusted(hop, networks):
+            try:
+                return str(ipaddress.ip_address(hop))
+            except ValueError:
+                return peer  # a proxy that writes what is not an address is not followed further
+    return peer
+
+
+def of_request(request: Request) -> str | None:
+    networks = trusted_networks(request.app.state.settings.trusted_proxies)
+    peer = request.client.host if request.client else None
+    return client_address(peer, request.headers.getlist("x-forwarded-for"), networks)

@@ -1,0 +1,131 @@
+"""The two attacks on the sandbox's fairness, through a real uvicorn, each from other addresses
+while an honest learner with a history submits: many new ids with sleeping jobs, and colluding
+ids holding the slots with jobs that sleep to the wall limit. Goal: the honest learner's p99
+verdict under 1 s, and never a 503."""
+import concurrent.futures
+import re
+import threading
+import time
+
+import httpx
+import pytest
+
+from tests.conftest import copy_snippets, running_server
+
+SNIPPET = """---
+title: Slow answer
+summary: a blank whose answer may take its time
+level: 1
+---
+
+```python
+value = {{c1::0}}
+```
+
+```python check
+assert value == 0, "value 应为 0"
+```
+"""
+SLEEP_2S = "__import__('time').sleep(2) or 0"
+SLEEP_TO_THE_WALL = "__import__('time').sleep(60) or 0"
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    snippets = copy_snippets(tmp_path_factory.mktemp("snips"))
+    (snippets / "slow-answer.md").write_text(SNIPPET, encoding="utf-8")
+    with running_server(tmp_path_factory.mktemp("attacks"), CODECLOZE_SNIPPETS_DIR=str(snippets),
+                        CODECLOZE_WORKERS="2", CODECLOZE_CPU_SECONDS="2", CODECLOZE_WALL_SECONDS="3",
+                        CODECLOZE_MEMORY_MB="256") as url:
+        yield url
+
+
+def client(url: str, source: str) -> httpx.Client:
+    return httpx.Client(base_url=url, timeout=60, headers={"origin": url, "accept": "application/json"},
+                        transport=httpx.HTTPTransport(local_address=source))
+
+
+def version(url: str) -> str:
+    return re.search(r'name="version" value="([^"]+)"', httpx.get(url + "/s/slow-answer").text).group(1)
+
+
+def submit(http: httpx.Client, v: str, answer: str) -> tuple[int, float]:
+    started = time.perf_counter()
+    response = http.post("/s/slow-answer", data={"version": v, "c0": answer})
+    return response.status_code, time.perf_counter() - started
+
+
+def honest_learner(url: str, v: str) -> httpx.Client:
+    """A learner at 127.0.0.1 with a history (one attempt already)."""
+    http = client(url, "127.0.0.1")
+    assert submit(http, v, "0")[0] == 200
+    return http
+
+
+def honest_verdicts(http: httpx.Client, v: str, count: int = 20) -> list[tuple[int, float]]:
+    out = []
+    for _ in range(count):
+        out.append(submit(http, v, "0"))
+        time.sleep(0.1)
+    return out
+
+
+def assert_goals(results: list[tuple[int, float]]) -> None:
+    statuses, seconds = [s for s, _ in results], sorted(t for _, t in results)
+    assert statuses == [200] * len(results), statuses
+    p99 = seconds[int(0.99 * (len(seconds) - 1))]
+    assert p99 < 1.0, (seconds[-5:], statuses)
+
+
+def test_forty_new_ids_sleeping_from_another_address_do_not_delay_an_honest_learner(served):
+    v = version(served)
+    honest = honest_learner(served, v)
+    stop = threading.Event()
+    attacker_statuses = []
+
+    def attacker():  # a fresh id (no cookie) per job, again as soon as "busy" (Retry-After: 2) says it may
+        while not stop.is_set():
+            with client(served, "127.0.0.2") as fresh:
+                status, _seconds = submit(fresh, v, SLEEP_2S)
+            attacker_statuses.append(status)
+            if status == 503:
+                stop.wait(2.0)
+
+    pool = concurrent.futures.ThreadPoolExecutor(40)
+    futures = [pool.submit(attacker) for _ in range(40)]
+    time.sleep(1.0)  # every slot the attack can take is taken
+    results = honest_verdicts(honest, v)
+    stop.set()
+    for future in futures:
+        future.result(timeout=60)
+    pool.shutdown()
+    assert_goals(results)
+    # The new ids shared one line: most of their jobs were told "busy".
+    assert 503 in attacker_statuses and attacker_statuses.count(200) < len(attacker_statuses) / 2
+
+
+def test_colluding_ids_holding_slots_to_the_wall_limit_do_not_delay_an_honest_learner(served):
+    v = version(served)
+    honest = honest_learner(served, v)
+    stop = threading.Event()
+    colluders = []
+    for source in ("127.0.0.3", "127.0.0.4"):  # as many ids as workers, each with a history
+        http = client(served, source)
+        assert submit(http, v, "0")[0] == 200
+        colluders.append(http)
+
+    def hold(http):  # keeps one job sleeping to the wall limit, and one more waiting, at all times
+        while not stop.is_set():
+            submit(http, v, SLEEP_TO_THE_WALL)
+
+    pool = concurrent.futures.ThreadPoolExecutor(8)
+    futures = [pool.submit(hold, http) for http in colluders for _ in range(4)]
+    time.sleep(1.0)
+    running = httpx.get(served + "/healthz").json()
+    results = honest_verdicts(honest, v)
+    stop.set()
+    for future in futures:
+        future.result(timeout=60)
+    pool.shutdown()
+    assert_goals(results)
+    assert running["fork_server"]["jobs_running"] >= 2, running["fork_server"]  # the colluders' jobs did run
