@@ -1,4 +1,5 @@
 """The app factory: `create_app(settings)`; `uvicorn app.main:app` serves the default one."""
+
 import asyncio
 import gc
 import logging
@@ -13,31 +14,32 @@ from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.engine import make_url
 
-from . import observability
-from .observability.addresses import first_listening_urls
-from app.web.assets import head_tags
-from app.web.markdown import pygments_css
+from app.db.store import Store
+from app.i18n.catalogs import compile_stale
+from app.snippets.labels import status_label
 from app.teach.auth import TeacherAuth
 from app.teach.catalog import Catalog
-from .db.legacy_files import import_files
-from .db.snippet_rows import SnippetRows
-from app.snippets.labels import status_label
+from app.teach.strength_jobs import StrengthJobs
+from app.web.assets import head_tags
 from app.web.head_requests import HeadAsGet
 from app.web.keys import ConfigError, app_secret
 from app.web.language import LanguageMiddleware, default_language
+from app.web.markdown import pygments_css
+from app.web.templating import make_templates
+
+from . import observability
+from .db.legacy_files import import_files
+from .db.snippet_rows import SnippetRows
+from .memory.fitting import Fitter
 from .memory.history import KnownLearners
 from .memory.identity import Identity
 from .memory.progress import utc_time
+from .observability.addresses import first_listening_urls
 from .routes import api, attempts, classes, course_api, docs, errors, health, home, me, review, teach, trainer
-from app.teach.strength_jobs import StrengthJobs
 from .sandbox.packages import listing
-from .memory.fitting import Fitter
 from .settings import PROJECT_DIR, Settings
 from .snippets.errors import SnippetInvalid
 from .snippets.library import SnippetLibrary
-from app.db.store import Store
-from app.web.templating import make_templates
-from app.i18n.catalogs import compile_stale
 from .web.client_address import trusted_networks
 from .web.same_origin import same_origin
 
@@ -62,12 +64,20 @@ def make_sandbox(settings: Settings):
     if not settings.execution:
         return None
     from .sandbox import Limits, Sandbox  # imported lazily: hosts with execution off never need it
-    limits = Limits(cpu_seconds=settings.cpu_seconds, wall_seconds=settings.wall_seconds,
-                    memory_bytes=settings.memory_mb << 20)
-    return Sandbox(limits, workers=settings.workers, queue=settings.queue,
-                   data_dirs=_private_paths(settings), new_owners_per_minute=settings.new_learners_per_minute,
-                   address_jobs=settings.address_jobs, packages=settings.package_names,
-                   jobs=settings.jobs_at_once or None)
+
+    limits = Limits(
+        cpu_seconds=settings.cpu_seconds, wall_seconds=settings.wall_seconds, memory_bytes=settings.memory_mb << 20
+    )
+    return Sandbox(
+        limits,
+        workers=settings.workers,
+        queue=settings.queue,
+        data_dirs=_private_paths(settings),
+        new_owners_per_minute=settings.new_learners_per_minute,
+        address_jobs=settings.address_jobs,
+        packages=settings.package_names,
+        jobs=settings.jobs_at_once or None,
+    )
 
 
 @asynccontextmanager
@@ -137,8 +147,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     library = SnippetLibrary(rows)
     library.load_dir(settings.snippets_dir)
 
-    app = FastAPI(title="codecloze", lifespan=lifespan, docs_url=None, redoc_url=None,  # /docs: routes/docs.py
-                  dependencies=[Depends(same_origin)])  # only this site's pages post forms
+    app = FastAPI(
+        title="codecloze",
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,  # /docs: routes/docs.py
+        dependencies=[Depends(same_origin)],
+    )  # only this site's pages post forms
     app.state.settings = settings
     app.state.library = library
     app.state.store = store
@@ -159,12 +174,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     templates.env.globals["head_tags"] = head_tags(settings.use_cdn, lambda p: f"/static/{p}")
 
     app.mount("/static", StaticFiles(directory=PROJECT_DIR / "static"), name="static")
-    app.add_api_route("/favicon.ico", lambda: FileResponse(PROJECT_DIR / "static" / "favicon.svg",
-                                                          media_type="image/svg+xml"), include_in_schema=False)
+    app.add_api_route(
+        "/favicon.ico",
+        lambda: FileResponse(PROJECT_DIR / "static" / "favicon.svg", media_type="image/svg+xml"),
+        include_in_schema=False,
+    )
     highlight_css = pygments_css()
-    app.add_api_route("/highlight.css", lambda: Response(highlight_css, media_type="text/css",
-                                                        headers={"Cache-Control": "public, max-age=86400"}),
-                      include_in_schema=False)
+    app.add_api_route(
+        "/highlight.css",
+        lambda: Response(highlight_css, media_type="text/css", headers={"Cache-Control": "public, max-age=86400"}),
+        include_in_schema=False,
+    )
     for module in (home, trainer, review, me, attempts, teach, classes, api, course_api, health, docs):
         app.include_router(module.router)
     errors.install(app)

@@ -1,4 +1,5 @@
 """Runtime configuration: one object, passed in, overridable from CODECLOZE_* env vars."""
+
 import os
 from pathlib import Path
 from typing import Literal
@@ -62,6 +63,7 @@ class Settings(BaseSettings):
     @property
     def package_names(self) -> tuple[str, ...]:
         from .sandbox.packages import parse_setting
+
         return parse_setting(self.sandbox_packages)
 
     @property

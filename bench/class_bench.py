@@ -8,13 +8,14 @@ every attempt row (what the counters replace) is timed too.
 
     python bench/class_bench.py [--attempts 100000] [--requests 100] [--postgres]
 """
+
 import argparse
 import random
 import sys
 import tempfile
 import time
 from contextlib import ExitStack
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -25,13 +26,13 @@ from fastapi.testclient import TestClient  # noqa: E402
 from app.classes import roster  # noqa: E402
 from app.classes.counts import class_codes, count_attempts  # noqa: E402
 from app.engine.score import score  # noqa: E402
+from app.learn.drills import random_drill  # noqa: E402
 from app.learn.feedback import Result  # noqa: E402
 from app.main import create_app  # noqa: E402
 from app.memory import identity  # noqa: E402
 from app.memory.record import attempt_record  # noqa: E402
 from app.memory.update import apply_attempts  # noqa: E402
 from app.settings import Settings  # noqa: E402
-from app.learn.drills import random_drill  # noqa: E402
 from bench.memory_bench import timed  # noqa: E402
 from tests.class_helpers import plain_figures  # noqa: E402
 from tests.teach_helpers import TOKEN  # noqa: E402
@@ -47,8 +48,9 @@ def learners(app, rng: random.Random) -> list[str]:
         for code in ("BENCH", "OTHER"):
             roster.create(db, code, None, "bench")
         for n, learner in enumerate(ids):
-            identity.save_profile(db, learner, name=f"学生{n}" if n % 3 else None,
-                                  class_code="BENCH" if n < 240 else "OTHER")
+            identity.save_profile(
+                db, learner, name=f"学生{n}" if n % 3 else None, class_code="BENCH" if n < 240 else "OTHER"
+            )
     return ids
 
 
@@ -56,7 +58,7 @@ def history(app, ids: list[str], count: int, rng: random.Random) -> float:
     """Write `count` attempts over 30 days; seconds spent writing."""
     store, snippet = app.state.store, app.state.library.get(SNIPPET)
     weak = set(rng.sample(range(64), 10))
-    start, spent, batch = datetime.now(timezone.utc) - timedelta(days=30), 0.0, []
+    start, spent, batch = datetime.now(UTC) - timedelta(days=30), 0.0, []
     for n in range(count):
         drill = random_drill(snippet, rng.choice([10, 15, 20, 30]), rng.randrange(2**40))
         answers = {h.key: _answer(h, weak, rng) for h in drill.holes}
@@ -99,23 +101,27 @@ def main() -> None:
         url = None
         if args.postgres:
             from tests.postgres import PostgresServer
+
             url = stack.enter_context(PostgresServer()).new_database()
-        app = create_app(Settings(data_dir=data, execution=False, use_cdn=False, teacher_token=TOKEN,
-                                  database_url=url))
+        app = create_app(Settings(data_dir=data, execution=False, use_cdn=False, teacher_token=TOKEN, database_url=url))
         client = stack.enter_context(TestClient(app))
         ids = learners(app, rng)
         write_s = history(app, ids, args.attempts, rng)
         if url:  # what autovacuum does after a bulk load, done now rather than in a minute
             with app.state.store.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as db:
                 db.exec_driver_sql("ANALYZE")
-        print(f"{'PostgreSQL' if url else 'SQLite'}: {args.attempts} attempts written in {write_s:.1f} s"
-              f" ({write_s / args.attempts * 1000:.2f} ms each, memory for the first {WITH_MEMORY})")
+        print(
+            f"{'PostgreSQL' if url else 'SQLite'}: {args.attempts} attempts written in {write_s:.1f} s"
+            f" ({write_s / args.attempts * 1000:.2f} ms each, memory for the first {WITH_MEMORY})"
+        )
         client.get(f"/teach/login?token={TOKEN}")
-        day = (datetime.now(timezone.utc) - timedelta(days=10)).date().isoformat()
-        pages = {"GET /teach/stats/… ?class=BENCH (HTML)": f"/teach/stats/{SNIPPET}?class=BENCH",
-                 "GET /api/snippets/…/stats?class=BENCH (JSON)": f"/api/snippets/{SNIPPET}/stats?class=BENCH",
-                 "… every class, last 10 days (HTML)": f"/teach/stats/{SNIPPET}?from={day}",
-                 "GET /teach/classes/BENCH (240 learners)": "/teach/classes/BENCH"}
+        day = (datetime.now(UTC) - timedelta(days=10)).date().isoformat()
+        pages = {
+            "GET /teach/stats/… ?class=BENCH (HTML)": f"/teach/stats/{SNIPPET}?class=BENCH",
+            "GET /api/snippets/…/stats?class=BENCH (JSON)": f"/api/snippets/{SNIPPET}/stats?class=BENCH",
+            "… every class, last 10 days (HTML)": f"/teach/stats/{SNIPPET}?from={day}",
+            "GET /teach/classes/BENCH (240 learners)": "/teach/classes/BENCH",
+        }
         headers = {"authorization": f"Bearer {TOKEN}"}
         for name, path in pages.items():
             response = client.get(path, headers=headers)

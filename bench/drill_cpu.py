@@ -3,6 +3,7 @@ new-mask page and an htmx submission for each masking unit at 20 %, inputs as in
 
     python bench/drill_cpu.py [--requests 1000]
 """
+
 import argparse
 import asyncio
 import sys
@@ -13,15 +14,29 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.web_app import BODIES, LEARNER, SNIPPET, UNITS, app, page_url  # noqa: E402
 
-HEADERS = [(b"hx-request", b"true"), (b"content-type", b"application/x-www-form-urlencoded"),
-           (b"cookie", f"cc_learner={LEARNER}".encode())]
+HEADERS = [
+    (b"hx-request", b"true"),
+    (b"content-type", b"application/x-www-form-urlencoded"),
+    (b"cookie", f"cc_learner={LEARNER}".encode()),
+]
 
 
 async def call(method: str, url: str, body: bytes = b"", *, target=app, headers=HEADERS) -> None:
     path, _, query = url.partition("?")
-    scope = {"type": "http", "http_version": "1.1", "method": method, "path": path, "raw_path": path.encode(),
-             "query_string": query.encode(), "root_path": "", "scheme": "http", "server": ("127.0.0.1", 80),
-             "client": ("127.0.0.1", 1), "app": target, "headers": headers}
+    scope = {
+        "type": "http",
+        "http_version": "1.1",
+        "method": method,
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": query.encode(),
+        "root_path": "",
+        "scheme": "http",
+        "server": ("127.0.0.1", 80),
+        "client": ("127.0.0.1", 1),
+        "app": target,
+        "headers": headers,
+    }
     status = []
 
     async def receive():
@@ -30,6 +45,7 @@ async def call(method: str, url: str, body: bytes = b"", *, target=app, headers=
     async def send(message):
         if message["type"] == "http.response.start":
             status.append(message["status"])
+
     await target(scope, receive, send)
     assert status == [200], status
 

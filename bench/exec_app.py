@@ -1,5 +1,6 @@
 """The app for the execution benchmark; BENCH_RUNNER=cold swaps the sandbox for a fresh
 `python -I` per submission (what the sandbox is measured against). Bench only."""
+
 import asyncio
 import os
 import sys
@@ -23,6 +24,7 @@ for name, source in zip(("setup", "code", "check"), parts):
 
 class ColdRunner:
     """A cold interpreter per job: no isolation beyond a process, just the start-up cost."""
+
     workers = os.cpu_count() or 1
 
     def protections(self) -> dict:
@@ -37,16 +39,23 @@ class ColdRunner:
     async def run(self, job, **_) -> Verdict:
         started = time.monotonic()
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-I", "-c", RUNNER, stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+            sys.executable,
+            "-I",
+            "-c",
+            RUNNER,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
         out, err = await proc.communicate("\0".join(src for _, src in job.parts).encode())
         status = "passed" if proc.returncode == 0 else "error"
         return Verdict(status, err.decode()[-200:], stdout=out.decode(), seconds=time.monotonic() - started)
 
 
 COLD = os.environ.get("BENCH_RUNNER") == "cold"
-app = create_app(Settings(data_dir=Path(os.environ.get("BENCH_DATA") or tempfile.mkdtemp()), use_cdn=False,
-                          execution=not COLD))
+app = create_app(
+    Settings(data_dir=Path(os.environ.get("BENCH_DATA") or tempfile.mkdtemp()), use_cdn=False, execution=not COLD)
+)
 _inner = app.router.lifespan_context
 
 

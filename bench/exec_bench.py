@@ -6,8 +6,9 @@ fork + run + reap of a torch process) and the CPU per verdict over all server pr
 
     python bench/exec_bench.py [--seconds 30] [--requests 100] [--cold 10] [--learners 8]
 """
-import json
+
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -22,8 +23,8 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from app.snippets.library import SnippetLibrary  # noqa: E402
 from app.learn.drills import random_drill  # noqa: E402
+from app.snippets.library import SnippetLibrary  # noqa: E402
 
 
 def form(seed: int) -> dict:
@@ -36,6 +37,7 @@ def form(seed: int) -> dict:
 
 def free_port() -> int:
     import socket
+
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
@@ -43,8 +45,11 @@ def free_port() -> int:
 
 def serve(runner: str, port: int) -> subprocess.Popen:
     env = {**os.environ, "BENCH_RUNNER": runner, "BENCH_DATA": tempfile.mkdtemp()}
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "bench.exec_app:app", "--port", str(port),
-                             "--log-level", "warning"], cwd=ROOT, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "bench.exec_app:app", "--port", str(port), "--log-level", "warning"],
+        cwd=ROOT,
+        env=env,
+    )
     for _ in range(300):
         try:
             httpx.get(f"http://127.0.0.1:{port}/healthz")
@@ -93,8 +98,11 @@ def tree(pid: int) -> list[int]:
         p = todo.pop()
         pids.append(p)
         try:
-            todo += [int(c) for t in os.listdir(f"/proc/{p}/task")
-                     for c in Path(f"/proc/{p}/task/{t}/children").read_text().split()]
+            todo += [
+                int(c)
+                for t in os.listdir(f"/proc/{p}/task")
+                for c in Path(f"/proc/{p}/task/{t}/children").read_text().split()
+            ]
         except OSError:
             pass
     return pids
@@ -114,8 +122,13 @@ def tree_cpu_seconds(pid: int) -> float:
 
 
 def floor(jobs: int) -> dict:
-    out = subprocess.run([sys.executable, str(ROOT / "bench" / "fork_floor.py"), "--jobs", str(jobs)],
-                         env={**os.environ, "OMP_NUM_THREADS": "1"}, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "fork_floor.py"), "--jobs", str(jobs)],
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -179,16 +192,27 @@ def main() -> None:
     print("| case | requests | median ms | p99 ms | note |\n|---|---|---|---|---|")
     print(line("(a) cold python per submission", cold_ms))
     print(line("(b) sandbox", warm_ms, f"{speedup:.0f}x faster than (a)"))
-    print(line(f"{args.learners} learners for {args.seconds:.0f} s, sandbox", load_ms,
-               f"{len(load_ms) / args.seconds:.0f} verdicts/s, {errors} errors"))
+    print(
+        line(
+            f"{args.learners} learners for {args.seconds:.0f} s, sandbox",
+            load_ms,
+            f"{len(load_ms) / args.seconds:.0f} verdicts/s, {errors} errors",
+        )
+    )
     ratio = statistics.median(warm_ms) / base["fork_median_ms"]
-    print(f"\nfloor, same run: check in a warm process {base['check_cpu_ms']:.1f} ms CPU; bare fork + run + reap "
-          f"{base['fork_median_ms']:.1f} ms median, {base['fork_cpu_ms']:.1f} ms CPU")
-    print(f"(b) / floor: {ratio:.2f}x; CPU per verdict, all server processes: {cpu_ms:.1f} ms sequential, "
-          f"{load_cpu_ms:.1f} ms with {args.learners} learners")
+    print(
+        f"\nfloor, same run: check in a warm process {base['check_cpu_ms']:.1f} ms CPU; bare fork + run + reap "
+        f"{base['fork_median_ms']:.1f} ms median, {base['fork_cpu_ms']:.1f} ms CPU"
+    )
+    print(
+        f"(b) / floor: {ratio:.2f}x; CPU per verdict, all server processes: {cpu_ms:.1f} ms sequential, "
+        f"{load_cpu_ms:.1f} ms with {args.learners} learners"
+    )
     print(f"load after: {Path('/proc/loadavg').read_text().strip()}")
-    print(f"\nweb server + fork server memory: idle RSS {idle_rss:.0f} MiB / PSS {idle_pss:.0f} MiB; "
-          f"after load RSS {load_rss:.0f} MiB / PSS {load_pss:.0f} MiB")
+    print(
+        f"\nweb server + fork server memory: idle RSS {idle_rss:.0f} MiB / PSS {idle_pss:.0f} MiB; "
+        f"after load RSS {load_rss:.0f} MiB / PSS {load_pss:.0f} MiB"
+    )
 
 
 if __name__ == "__main__":

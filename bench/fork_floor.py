@@ -5,6 +5,7 @@
 
 Run by bench/exec_bench.py in the same run as the HTTP measurements.
 """
+
 import argparse
 import contextlib
 import io
@@ -84,8 +85,16 @@ def main() -> None:
     run_parts(parts)
     check_cpu_ms = in_place(parts, args.jobs)
     times, fork_cpu_ms = forked(parts, args.jobs)
-    print(json.dumps({"check_cpu_ms": check_cpu_ms, "fork_median_ms": statistics.median(times),
-                      "fork_cpu_ms": fork_cpu_ms, "jobs": args.jobs}))
+    print(
+        json.dumps(
+            {
+                "check_cpu_ms": check_cpu_ms,
+                "fork_median_ms": statistics.median(times),
+                "fork_cpu_ms": fork_cpu_ms,
+                "jobs": args.jobs,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

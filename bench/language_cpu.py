@@ -4,6 +4,7 @@ browser, the remembered cookie, `?lang=`) beside the same app without it (always
 
     python bench/language_cpu.py [--requests 2000] [--rounds 3]
 """
+
 import argparse
 import asyncio
 import sys
@@ -12,9 +13,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.web.language import LanguageMiddleware  # noqa: E402
 from app.main import create_app  # noqa: E402
 from app.settings import Settings  # noqa: E402
+from app.web.language import LanguageMiddleware  # noqa: E402
 from bench.drill_cpu import call, cpu_ms  # noqa: E402
 from bench.web_app import page_url  # noqa: E402
 
@@ -43,8 +44,9 @@ async def main(n: int, rounds: int) -> None:
     async with plain.router.lifespan_context(plain), app.router.lifespan_context(app):
         for _ in range(rounds):  # interleaved, so drift on a shared machine hits every case
             for name, (target, headers, extra) in cases.items():
-                ms = await cpu_ms(lambda i: call("GET", page_url("token", i) + extra, target=target,
-                                                 headers=headers), n)
+                ms = await cpu_ms(
+                    lambda i: call("GET", page_url("token", i) + extra, target=target, headers=headers), n
+                )
                 results[name].append(ms)
     print("| request | ms CPU per drill page (rounds) |\n|---|---|")
     for name, values in results.items():

@@ -7,6 +7,7 @@
 
     python bench/metrics_bench.py [--requests 20000]     # prints one JSON object
 """
+
 import argparse
 import asyncio
 import json
@@ -34,9 +35,21 @@ class _Route:
 
 
 def _scope(path: str = "/s/x/drill") -> dict:
-    return {"type": "http", "method": "GET", "path": path, "raw_path": path.encode(), "query_string": b"",
-            "headers": [], "route": _Route(), "scheme": "http", "server": ("127.0.0.1", 80),
-            "client": ("127.0.0.1", 1), "root_path": "", "http_version": "1.1", "asgi": {"version": "3.0"}}
+    return {
+        "type": "http",
+        "method": "GET",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "headers": [],
+        "route": _Route(),
+        "scheme": "http",
+        "server": ("127.0.0.1", 80),
+        "client": ("127.0.0.1", 1),
+        "root_path": "",
+        "http_version": "1.1",
+        "asgi": {"version": "3.0"},
+    }
 
 
 async def _receive():
@@ -55,12 +68,14 @@ def per_request_us(app, count: int, path: str = "/s/x/drill") -> float:
         for _ in range(count):
             await app(_scope(path), _receive, _send)
         return (time.process_time() - began) / count * 1e6
+
     return round(asyncio.run(run()), 2)
 
 
 def middleware_alone(count: int) -> dict:
     from app.observability.metrics import Metrics
     from app.observability.middleware import RequestMetrics
+
     bare = min(per_request_us(_answer, count) for _ in range(3))
     counted = min(per_request_us(RequestMetrics(_answer, Metrics()), count) for _ in range(3))
     return {"bare_us": bare, "with_middleware_us": counted, "middleware_us": round(counted - bare, 2)}
@@ -76,20 +91,23 @@ def whole_app(count: int) -> dict:
         if not counted:
             made.user_middleware = [m for m in made.user_middleware if m.cls is not RequestMetrics]
         return made
+
     plain, counted = app(False), app(True)
-    rounds = [(per_request_us(plain, count, "/highlight.css"), per_request_us(counted, count, "/highlight.css"))
-              for _ in range(3)]
+    rounds = [
+        (per_request_us(plain, count, "/highlight.css"), per_request_us(counted, count, "/highlight.css"))
+        for _ in range(3)
+    ]
     without, with_ = min(r[0] for r in rounds), min(r[1] for r in rounds)
     return {"without_us": without, "with_us": with_, "difference_us": round(with_ - without, 2)}
 
 
 def submission_line(count: int) -> dict:
+    from app.engine.score import score
+    from app.learn.drills import random_drill
+    from app.learn.feedback import Result
     from app.main import create_app
     from app.observability import Stopwatch, graded, logs
     from app.settings import Settings
-    from app.learn.drills import random_drill
-    from app.learn.feedback import Result
-    from app.engine.score import score
 
     app = create_app(Settings(data_dir=Path(tempfile.mkdtemp()), execution=False, use_cdn=False))
     drill = random_drill(app.state.library.get("mlm-flash-forward"), 20, 1)
@@ -120,13 +138,25 @@ def main() -> None:
         print(json.dumps(middleware_alone(args.requests)))
         return
     with tempfile.TemporaryDirectory() as files:
-        child = subprocess.run([sys.executable, __file__, "--part", "middleware", "--requests", str(args.requests)],
-                               env={**os.environ, "PROMETHEUS_MULTIPROC_DIR": files}, capture_output=True,
-                               text=True, check=True)
-    print(json.dumps({"requests": args.requests, "middleware": middleware_alone(args.requests),
-                      "middleware_multiprocess": json.loads(child.stdout.strip().splitlines()[-1]),
-                      "app_highlight_css": whole_app(args.requests), "submission": submission_line(args.requests // 4)},
-                     indent=1))
+        child = subprocess.run(
+            [sys.executable, __file__, "--part", "middleware", "--requests", str(args.requests)],
+            env={**os.environ, "PROMETHEUS_MULTIPROC_DIR": files},
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    print(
+        json.dumps(
+            {
+                "requests": args.requests,
+                "middleware": middleware_alone(args.requests),
+                "middleware_multiprocess": json.loads(child.stdout.strip().splitlines()[-1]),
+                "app_highlight_css": whole_app(args.requests),
+                "submission": submission_line(args.requests // 4),
+            },
+            indent=1,
+        )
+    )
 
 
 if __name__ == "__main__":

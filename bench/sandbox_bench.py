@@ -6,6 +6,7 @@ honest job's verdict time idle versus beside a hostile job (busy children in new
 The job is an online-softmax exercise (4x8 tensor, Python loops) checked against
 torch.softmax. Prints Markdown tables.
 """
+
 import argparse
 import asyncio
 import os
@@ -20,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from app.sandbox import Job, Sandbox, SandboxBusy  # noqa: E402
 
 SETUP = "import torch, math"
-CODE = '''
+CODE = """
 def online_softmax(x):
     out = torch.empty_like(x)
     for r in range(x.shape[0]):
@@ -31,17 +32,32 @@ def online_softmax(x):
             m = m_new
         out[r] = torch.tensor([math.exp(v - m) / d for v in x[r].tolist()])
     return out
-'''
-CHECK = '''
+"""
+CHECK = """
 x = torch.randn(4, 8)
 assert torch.allclose(online_softmax(x), torch.softmax(x, dim=-1), atol=1e-6), "mismatch"
-'''
+"""
 JOB = Job(parts=(("setup", SETUP), ("code", CODE), ("check", CHECK)))
 # 0.2 s of CPU in the job itself: what a fair share of the CPU shows up in.
-BUSY = Job(parts=(("setup", "import time"), ("code", "t = time.process_time()\nwhile time.process_time() - t < 0.2:\n"
-                                                     "    pass"), ("check", "")))
-HOSTILE = Job(parts=(("setup", ""), ("code", (Path(__file__).resolve().parents[1] / "tests" / "sandbox" / "corpus"
-                                             / "busy_children_new_sessions.py").read_text()), ("check", "")))
+BUSY = Job(
+    parts=(
+        ("setup", "import time"),
+        ("code", "t = time.process_time()\nwhile time.process_time() - t < 0.2:\n    pass"),
+        ("check", ""),
+    )
+)
+HOSTILE = Job(
+    parts=(
+        ("setup", ""),
+        (
+            "code",
+            (
+                Path(__file__).resolve().parents[1] / "tests" / "sandbox" / "corpus" / "busy_children_new_sessions.py"
+            ).read_text(),
+        ),
+        ("check", ""),
+    )
+)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -50,8 +66,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def row(name: str, ms: list[float], note: str = "") -> str:
-    return (f"| {name} | {len(ms)} | {statistics.median(ms):.1f} | {percentile(ms, 0.99):.1f} "
-            f"| {max(ms):.1f} | {note} |")
+    return f"| {name} | {len(ms)} | {statistics.median(ms):.1f} | {percentile(ms, 0.99):.1f} | {max(ms):.1f} | {note} |"
 
 
 def cold(runs: int) -> list[float]:
@@ -132,27 +147,40 @@ async def main(args) -> None:
     print(f"{args.submitters} submitters for {args.seconds:g} s ...", file=sys.stderr)
     loaded, busy, peak_pss = await concurrent(sandbox, args.submitters, args.seconds)
     print("honest jobs beside a hostile one ...", file=sys.stderr)
-    fair = {name: await beside_hostile(sandbox, job, runs) for name, job, runs in
-            (("drill check", JOB, 50), ("0.2 s of CPU", BUSY, 20))}
+    fair = {
+        name: await beside_hostile(sandbox, job, runs)
+        for name, job, runs in (("drill check", JOB, 50), ("0.2 s of CPU", BUSY, 20))
+    }
     accounting = sandbox.accounting()
     await sandbox.close()
     mib = lambda b: f"{b / 2**20:.0f} MiB"
-    print(f"\nfork server start: {start_s:.1f} s; workers {sandbox.workers}; {os.cpu_count()} CPUs; "
-          f"load after: {Path('/proc/loadavg').read_text().strip()}\n")
+    print(
+        f"\nfork server start: {start_s:.1f} s; workers {sandbox.workers}; {os.cpu_count()} CPUs; "
+        f"load after: {Path('/proc/loadavg').read_text().strip()}\n"
+    )
     print("| measurement | jobs | median ms | p99 ms | max ms | note |")
     print("|---|---|---|---|---|---|")
     print(row("cold `python -I -c` per job", cold_ms))
     print(row("sandbox, sequential", sequential))
-    print(row(f"sandbox, {args.submitters} concurrent submitters", loaded,
-              f"{len(loaded) / args.seconds:.0f} jobs/s, {busy} busy"))
-    print(f"\n| honest job ({accounting.get('tree_limits')}) | idle median ms | beside a hostile job, median ms "
-          f"| ratio |\n|---|---|---|---|")
+    print(
+        row(
+            f"sandbox, {args.submitters} concurrent submitters",
+            loaded,
+            f"{len(loaded) / args.seconds:.0f} jobs/s, {busy} busy",
+        )
+    )
+    print(
+        f"\n| honest job ({accounting.get('tree_limits')}) | idle median ms | beside a hostile job, median ms "
+        f"| ratio |\n|---|---|---|---|"
+    )
     for name, (idle_ms, hostile_ms) in fair.items():
         ratio = statistics.median(hostile_ms) / statistics.median(idle_ms)
         print(f"| {name} | {statistics.median(idle_ms):.1f} | {statistics.median(hostile_ms):.1f} | {ratio:.2f}x |")
     print("\n| memory | RSS (sum) | PSS (sum) |\n|---|---|---|")
-    print(f"| fork server + zygote + ready job processes ({idle['processes']} processes), idle "
-          f"| {mib(idle['rss_bytes'])} | {mib(idle['pss_bytes'])} |")
+    print(
+        f"| fork server + zygote + ready job processes ({idle['processes']} processes), idle "
+        f"| {mib(idle['rss_bytes'])} | {mib(idle['pss_bytes'])} |"
+    )
     print(f"| fork server + zygote only, idle | {mib(idle['roots_rss_bytes'])} | |")
     print(f"| all of the above, peak under load | | {mib(peak_pss)} |")
     print(f"| this client process (no web framework) | {mib(rss_of_self())} | |")

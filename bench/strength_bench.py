@@ -7,6 +7,7 @@ Prints a Markdown table: positions, mutants, wall time, the jobs' own time per w
 load average at the end, caught / weak / blind / untested positions, surviving and likely
 equivalent mutants; with --survivors, each survivor and each position not caught by line and column.
 """
+
 import argparse
 import asyncio
 import os
@@ -40,17 +41,22 @@ async def main(args) -> None:
     sandbox = Sandbox(Limits(cpu_seconds=10, wall_seconds=20), workers=args.workers, uid_base=61200)
     await sandbox.start()
     print(f"{os.cpu_count()} cores, {args.workers} sandbox workers\n")
-    print("| snippet | positions | mutants | time | job-seconds / workers | load | caught | weak | blind | untested "
-          "| survivors | equivalent |")
+    print(
+        "| snippet | positions | mutants | time | job-seconds / workers | load | caught | weak | blind | untested "
+        "| survivors | equivalent |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     try:
         for snippet in chosen:
             timed = Timed(sandbox)
             report = await check_strength(snippet, timed)
             c, load = report.counts(), os.getloadavg()[0]
-            print(f"| {snippet.id} | {len(report.positions)} | {len(report.results)} | {report.seconds:.1f} s | "
-                  f"{timed.job_seconds / args.workers:.1f} s | {load:.1f} | {c['caught']} | {c['weak']} | "
-                  f"{c['blind']} | {c['untested']} | {len(report.survivors)} | {len(report.equivalent)} |", flush=True)
+            print(
+                f"| {snippet.id} | {len(report.positions)} | {len(report.results)} | {report.seconds:.1f} s | "
+                f"{timed.job_seconds / args.workers:.1f} s | {load:.1f} | {c['caught']} | {c['weak']} | "
+                f"{c['blind']} | {c['untested']} | {len(report.survivors)} | {len(report.equivalent)} |",
+                flush=True,
+            )
             if args.survivors:
                 for r in report.survivors + report.equivalent:
                     m = r.mutant

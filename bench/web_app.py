@@ -1,6 +1,7 @@
 """The app as served, plus static pages exactly as large as the responses they stand beside
 (bench only), one pair per masking unit. The submission forms are built here so the server and
 the load agree on them."""
+
 import os
 import random
 import tempfile
@@ -11,9 +12,9 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse
 from fastapi.testclient import TestClient
 
+from app.learn.drills import mask_query, random_drill
 from app.main import create_app
 from app.settings import Settings
-from app.learn.drills import mask_query, random_drill
 
 settings = Settings(data_dir=Path(os.environ.get("BENCH_DATA", tempfile.mkdtemp())), execution=False)
 app = create_app(settings)
@@ -31,8 +32,7 @@ def submission_form(unit: str, seed: int, rng: random.Random) -> dict:
     holes = random_drill(snippet, RATE, seed, unit).holes
     # Every other blank right, the rest wrong in the learner's own words, so no two forms repeat
     # and both verdicts are rendered (for spans and lines, with their token diffs).
-    answers = {h.key: h.answer if i % 2 else rng.choice(WRONG).format(rng.randrange(1000))
-               for i, h in enumerate(holes)}
+    answers = {h.key: h.answer if i % 2 else rng.choice(WRONG).format(rng.randrange(1000)) for i, h in enumerate(holes)}
     extra = {} if unit == "token" else {"unit": unit}
     return {"version": snippet.version, "rate": str(RATE), "seed": str(seed), **extra, **answers}
 
@@ -46,8 +46,17 @@ with TestClient(app) as client:
     for unit in UNITS:
         pages = [len(client.get(page_url(unit, seed)).content) for seed in range(1, 21)]
         PAGE_BYTES[unit] = b"x" * (sum(pages) // len(pages))
-        sizes = [len(client.post(f"/s/{SNIPPET}/drill", content=body, cookies={"cc_learner": LEARNER}, headers={
-            **HTMX, "content-type": "application/x-www-form-urlencoded"}).content) for body in BODIES[unit]]
+        sizes = [
+            len(
+                client.post(
+                    f"/s/{SNIPPET}/drill",
+                    content=body,
+                    cookies={"cc_learner": LEARNER},
+                    headers={**HTMX, "content-type": "application/x-www-form-urlencoded"},
+                ).content
+            )
+            for body in BODIES[unit]
+        ]
         SCORED_BYTES[unit] = b"x" * (sum(sizes) // len(sizes))
 
 

@@ -4,6 +4,7 @@ app, in one run (wrk, one uvicorn worker).
 
     python bench/web_bench.py [--seconds 5] [--rounds 3] [--connections 32] [--units token,span,line]
 """
+
 import argparse
 import re
 import subprocess
@@ -36,14 +37,24 @@ end
 def wrk(url: str, script: str, seconds: int, connections: int) -> dict:
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as lua:
         lua.write(script)
-    out = subprocess.run(["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", "-s", lua.name, url],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", "-s", lua.name, url],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+
     def ms(label: str) -> float:
         value, unit = re.search(rf"{label}%\s+([\d.]+)(us|ms|s)", out).groups()
         return float(value) * {"us": 0.001, "ms": 1, "s": 1000}[unit]
+
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
-    return {"rps": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),
-            "p50": ms("50"), "p99": ms("99"), "errors": int(errors.group(1)) if errors else 0}
+    return {
+        "rps": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),
+        "p50": ms("50"),
+        "p99": ms("99"),
+        "errors": int(errors.group(1)) if errors else 0,
+    }
 
 
 def median(values: list[float]) -> float:
@@ -62,6 +73,7 @@ def pair(run, static: str, target: str, rounds: int) -> tuple[list[dict], list[d
 
 def free_port() -> int:
     import socket
+
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
@@ -75,8 +87,9 @@ def main() -> None:
     parser.add_argument("--units", default="token,span,line")
     args = parser.parse_args()
     port = free_port()  # a fixed port would measure whichever server already holds it
-    server = subprocess.Popen([sys.executable, "-m", "uvicorn", "bench.web_app:app", "--port", str(port),
-                               "--log-level", "warning"], cwd=ROOT)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "bench.web_app:app", "--port", str(port), "--log-level", "warning"], cwd=ROOT
+    )
     results = []
     try:
         base = f"http://127.0.0.1:{port}"
@@ -86,18 +99,22 @@ def main() -> None:
                 break
             except OSError:
                 time.sleep(0.2)
-        from bench.web_app import BODIES, LEARNER
         from app.learn.drills import mask_query
+        from bench.web_app import BODIES, LEARNER
 
         def run(script: str, warmup: bool = False) -> dict:
             return wrk(base, script, 2 if warmup else args.seconds, args.connections)
+
         for unit in args.units.split(","):
             bodies = ", ".join(f'"{b}"' for b in BODIES[unit])  # urlencoded: no quotes or backslashes
             query = mask_query(unit, ("names", "literals", "operators"))
             pages = pair(run, f'wrk.path = "/bench/static/{unit}"', NEW_MASK.replace("{query}", query), args.rounds)
-            scored = pair(run, SUBMIT.format(bodies=bodies, learner=LEARNER, path=f"/bench/static/{unit}"),
-                          SUBMIT.format(bodies=bodies, learner=LEARNER, path="/s/mlm-flash-forward/drill"),
-                          args.rounds)
+            scored = pair(
+                run,
+                SUBMIT.format(bodies=bodies, learner=LEARNER, path=f"/bench/static/{unit}"),
+                SUBMIT.format(bodies=bodies, learner=LEARNER, path="/s/mlm-flash-forward/drill"),
+                args.rounds,
+            )
             results.append((unit, pages, scored))
     finally:
         server.terminate()
@@ -105,14 +122,19 @@ def main() -> None:
     print(f"{args.rounds} alternating rounds of {args.seconds} s each; medians over the rounds\n")
     print("| unit | case | req/s | p50 ms | p99 ms | non-2xx | vs static (each round) |\n|---|---|---|---|---|---|---|")
     for unit, pages, scored in results:
-        for names, (statics, targets) in ((("static page (GET), same size as (a)", "(a) drill page, new mask"), pages),
-                                          (("static page (POST, same body), same size as (b)",
-                                            "(b) scored submission (htmx)"), scored)):
+        for names, (statics, targets) in (
+            (("static page (GET), same size as (a)", "(a) drill page, new mask"), pages),
+            (("static page (POST, same body), same size as (b)", "(b) scored submission (htmx)"), scored),
+        ):
             ratios = [t["rps"] / s["rps"] for s, t in zip(statics, targets)]
-            for name, runs, vs in ((names[0], statics, "100%"),
-                                   (names[1], targets, f"{median(ratios):.0%} ({', '.join(f'{r:.0%}' for r in ratios)})")):
-                print(f"| {unit} | {name} | {median([r['rps'] for r in runs]):.0f} | {median([r['p50'] for r in runs]):.1f} |"
-                      f" {median([r['p99'] for r in runs]):.1f} | {sum(r['errors'] for r in runs)} | {vs} |")
+            for name, runs, vs in (
+                (names[0], statics, "100%"),
+                (names[1], targets, f"{median(ratios):.0%} ({', '.join(f'{r:.0%}' for r in ratios)})"),
+            ):
+                print(
+                    f"| {unit} | {name} | {median([r['rps'] for r in runs]):.0f} | {median([r['p50'] for r in runs]):.1f} |"
+                    f" {median([r['p99'] for r in runs]):.1f} | {sum(r['errors'] for r in runs)} | {vs} |"
+                )
 
 
 if __name__ == "__main__":

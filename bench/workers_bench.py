@@ -4,6 +4,7 @@ on SQLite, in one run under the same load: L learners (distinct signed ids), eac
 
     python bench/workers_bench.py [--seconds 20] [--learners 8]
 """
+
 import argparse
 import os
 import statistics
@@ -25,14 +26,33 @@ from tests.postgres import PostgresServer  # noqa: E402
 
 def serve(workers: int, database_url: str | None) -> tuple[subprocess.Popen, str]:
     port = free_port()
-    env = {**os.environ, "CODECLOZE_DATA_DIR": tempfile.mkdtemp(), "CODECLOZE_SECRET_KEY": "bench-secret",
-           "CODECLOZE_USE_CDN": "false", "CODECLOZE_QUEUE": "64",
-           # the host's 2 cores shared by the workers' sandboxes: jobs in flight per worker
-           "CODECLOZE_WORKERS": str(max(1, 2 // workers))}
+    env = {
+        **os.environ,
+        "CODECLOZE_DATA_DIR": tempfile.mkdtemp(),
+        "CODECLOZE_SECRET_KEY": "bench-secret",
+        "CODECLOZE_USE_CDN": "false",
+        "CODECLOZE_QUEUE": "64",
+        # the host's 2 cores shared by the workers' sandboxes: jobs in flight per worker
+        "CODECLOZE_WORKERS": str(max(1, 2 // workers)),
+    }
     if database_url:
         env["DATABASE_URL"] = database_url
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(port), "--workers",
-                             str(workers), "--log-level", "warning"], cwd=ROOT, env=env)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "app.main:app",
+            "--port",
+            str(port),
+            "--workers",
+            str(workers),
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+        env=env,
+    )
     url = f"http://127.0.0.1:{port}"
     for _ in range(600):
         try:
@@ -60,6 +80,7 @@ def load(url: str, learners: int, seconds: float) -> dict:
                     latencies.append(time.perf_counter() - started)
                 else:
                     errors.append(response.status_code)
+
     threads = [threading.Thread(target=learner, args=(n,)) for n in range(learners)]
     started = time.monotonic()
     for t in threads:
@@ -68,8 +89,13 @@ def load(url: str, learners: int, seconds: float) -> dict:
         t.join()
     elapsed = time.monotonic() - started
     latencies.sort()
-    return {"verdicts": len(latencies), "per_second": len(latencies) / elapsed, "errors": len(errors),
-            "p50": statistics.median(latencies) * 1000, "p99": latencies[int(len(latencies) * 0.99) - 1] * 1000}
+    return {
+        "verdicts": len(latencies),
+        "per_second": len(latencies) / elapsed,
+        "errors": len(errors),
+        "p50": statistics.median(latencies) * 1000,
+        "p99": latencies[int(len(latencies) * 0.99) - 1] * 1000,
+    }
 
 
 def main() -> None:
@@ -79,8 +105,11 @@ def main() -> None:
     args = parser.parse_args()
     rows = []
     with PostgresServer() as postgres:
-        for name, workers, url in [("1 worker, SQLite", 1, None), ("1 worker, PostgreSQL", 1, postgres.new_database()),
-                                   ("2 workers, PostgreSQL", 2, postgres.new_database())]:
+        for name, workers, url in [
+            ("1 worker, SQLite", 1, None),
+            ("1 worker, PostgreSQL", 1, postgres.new_database()),
+            ("2 workers, PostgreSQL", 2, postgres.new_database()),
+        ]:
             proc, base = serve(workers, url)
             try:
                 rows.append((name, load(base, args.learners, args.seconds)))

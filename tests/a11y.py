@@ -1,4 +1,5 @@
 """axe-core (as vendored by axe-playwright-python) over a page, in each colour scheme."""
+
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page
 
@@ -10,10 +11,15 @@ SCHEMES = ("light", "dark")
 def serious_violations(page: Page) -> list[str]:
     """axe's serious and critical findings on the page as it stands, one line per rule."""
     results = AXE.run(page).response
-    return [f"{v['id']} ({v['impact']}): {v['help']} at "
-            + "; ".join(" ".join(node["target"]) + " → " + node.get("failureSummary", "").replace("\n", " ")
-                        for node in v["nodes"][:2])
-            for v in results["violations"] if v["impact"] in BLOCKING]
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} at "
+        + "; ".join(
+            " ".join(node["target"]) + " → " + node.get("failureSummary", "").replace("\n", " ")
+            for node in v["nodes"][:2]
+        )
+        for v in results["violations"]
+        if v["impact"] in BLOCKING
+    ]
 
 
 def violations_in_both_schemes(page: Page, name: str) -> list[str]:

@@ -1,5 +1,6 @@
 """What the class tests share: a teacher and learners on one app, and the class figures recounted
 the plain way, from every attempt row (what the counters must equal)."""
+
 import asyncio
 import secrets
 from collections import Counter, defaultdict
@@ -51,15 +52,20 @@ def write_at(store, record, at) -> None:
     asyncio.run(store.writer.write((secrets.randbelow(2**62) + 1, record, at)))
 
 
-def plain_figures(engine, snippet_id: str, version: str, code: str | None = None, start: str | None = None,
-                  end: str | None = None) -> dict:
+def plain_figures(
+    engine, snippet_id: str, version: str, code: str | None = None, start: str | None = None, end: str | None = None
+) -> dict:
     """The figures from every attempt row (the slow, obvious way)."""
     query = select(attempts).where(attempts.c.snippet_id == snippet_id, attempts.c.version == version)
     if code is not None:
         query = query.where(attempts.c.class_code == (code or None))
     with engine.connect() as db:
-        rows = [r for r in db.execute(query) if (not start or r.created_at.date().isoformat() >= start)
-                and (not end or r.created_at.date().isoformat() <= end)]
+        rows = [
+            r
+            for r in db.execute(query)
+            if (not start or r.created_at.date().isoformat() >= start)
+            and (not end or r.created_at.date().isoformat() <= end)
+        ]
     recalls = [r for r in rows if not r.practice and r.blanks]
     accuracy = [sum(b["state"] in RECALLED for b in r.blanks) / len(r.blanks) for r in recalls]
     seen, missed, given = Counter(), Counter(), defaultdict(Counter)
@@ -71,9 +77,14 @@ def plain_figures(engine, snippet_id: str, version: str, code: str | None = None
                 missed[span] += b["state"] not in RECALLED
             if b["state"] in ("wrong", "accepted", "unproven") and b["given"].strip():
                 given[(first, last, b["state"])][b["given"].strip()] += 1
-    return {"attempts": len(rows), "learners": len({r.learner for r in rows}), "recalls": len(recalls),
-            "accuracy": round(sum(accuracy) / len(accuracy), 4) if accuracy else None,
-            "heat": {str(s): {"seen": seen[s], "missed": missed[s]} for s in sorted(seen)}, "given": given}
+    return {
+        "attempts": len(rows),
+        "learners": len({r.learner for r in rows}),
+        "recalls": len(recalls),
+        "accuracy": round(sum(accuracy) / len(accuracy), 4) if accuracy else None,
+        "heat": {str(s): {"seen": seen[s], "missed": missed[s]} for s in sorted(seen)},
+        "given": given,
+    }
 
 
 def answers_of(stats: dict) -> dict:

@@ -32,8 +32,7 @@ def client(settings: Settings):
 @pytest.fixture(scope="module")
 def running_client(tmp_path_factory):
     """An app with the sandbox running, shared by a module's tests (starting it costs ~1 s)."""
-    settings = Settings(data_dir=tmp_path_factory.mktemp("run-data"), use_cdn=False, cpu_seconds=2,
-                        wall_seconds=4)
+    settings = Settings(data_dir=tmp_path_factory.mktemp("run-data"), use_cdn=False, cpu_seconds=2, wall_seconds=4)
     with TestClient(create_app(settings)) as test_client:
         yield test_client
 
@@ -61,6 +60,7 @@ def snippets_dir(tmp_path: Path) -> Path:
 
 def free_port() -> int:
     import socket
+
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
@@ -80,9 +80,13 @@ def start_server(data_dir: Path, **env: str | None):
     environ = {**os.environ, "CODECLOZE_DATA_DIR": str(data_dir), "CODECLOZE_USE_CDN": "false", **env}
     environ = {name: value for name, value in environ.items() if value is not None}
     # --no-proxy-headers: uvicorn would take X-Forwarded-For from any local peer (the app reads it itself)
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(port),
-                             "--no-proxy-headers"],
-                            cwd=PROJECT_DIR, env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(port), "--no-proxy-headers"],
+        cwd=PROJECT_DIR,
+        env=environ,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -112,6 +116,7 @@ def running_server(data_dir: Path, **env: str | None):
 def teacher_server(tmp_path_factory):
     """A served app of its own (the sandbox on) with the teachers' token of tests/teach_helpers.py."""
     from tests.teach_helpers import TOKEN
+
     with running_server(tmp_path_factory.mktemp("served"), CODECLOZE_TEACHER_TOKEN=TOKEN) as url:
         yield url
 
@@ -120,6 +125,7 @@ def teacher_server(tmp_path_factory):
 def main_app():
     """The in-process app (the bundled snippets), to compute a mask's right answers."""
     from app.main import app
+
     return app
 
 
@@ -134,9 +140,17 @@ def live_server(tmp_path_factory):
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args, chromium_path):
     # Never `playwright install`: Debian's chromium is the browser here.
-    return {**browser_type_launch_args, "executable_path": chromium_path,
-            "args": ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                     "--disable-component-update", "--no-first-run"]}
+    return {
+        **browser_type_launch_args,
+        "executable_path": chromium_path,
+        "args": [
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--no-first-run",
+        ],
+    }
 
 
 @pytest.fixture(scope="session")
@@ -163,6 +177,7 @@ def pytest_collection_modifyitems(config, items):
 def postgres():
     """One PostgreSQL server for the whole run (started on first use)."""
     from tests.postgres import PostgresServer, pg_bin
+
     if pg_bin() is None:
         if os.environ.get("CI"):
             pytest.fail("PostgreSQL tests need Debian's postgresql; .ci/run installs it")

@@ -1,6 +1,7 @@
 """WCAG contrast of what a page shows, measured from the browser's computed styles: every visible
 piece of text (and typed value, and line number) against the background composed behind it, and
 the boundaries a control is recognised by (a blank's underline, the focus ring, field borders)."""
+
 from playwright.sync_api import Page
 
 # Runs in the page: returns one row per visible text and per control boundary.
@@ -82,7 +83,8 @@ def focus_ring(page: Page, selector: str) -> dict:
     """The contrast of the focus indicator of the first `selector`, focused from the keyboard: the
     outline against what is behind it (or, for a blank, its underline against its own background)."""
     page.focus(selector)
-    return page.evaluate(r"""(selector) => {
+    return page.evaluate(
+        r"""(selector) => {
       const el = document.querySelector(selector), s = getComputedStyle(el);
       const rgb = t => t.match(/\d+(\.\d+)?/g).slice(0, 3).map(Number);
       const lum = c => 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]);
@@ -94,7 +96,9 @@ def focus_ring(page: Page, selector: str) -> dict:
       while (back && getComputedStyle(back).backgroundColor === "rgba(0, 0, 0, 0)") back = back.parentElement;
       const [x, y] = [lum(rgb(ring)), lum(rgb(getComputedStyle(back).backgroundColor))].sort((a, b) => b - a);
       return {what: selector, ratio: (x + 0.05) / (y + 0.05), need: 3};
-    }""", selector)
+    }""",
+        selector,
+    )
 
 
 def failures(rows: list[dict]) -> list[dict]:

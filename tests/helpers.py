@@ -1,4 +1,5 @@
 """Small helpers the page tests share: answers for a mask, inputs on a page."""
+
 import re
 
 from app.learn.drills import fixed_drill, parse_kinds, random_drill
@@ -10,19 +11,31 @@ def input_names(html: str) -> list[str]:
     return INPUT.findall(html)
 
 
-def right_answers(app, snippet_id: str, rate: int | None = None, seed: int | None = None, unit: str = "token",
-                  kinds: str | None = None) -> dict[str, str]:
+def right_answers(
+    app,
+    snippet_id: str,
+    rate: int | None = None,
+    seed: int | None = None,
+    unit: str = "token",
+    kinds: str | None = None,
+) -> dict[str, str]:
     snippet = app.state.library.get(snippet_id)
     drill = random_drill(snippet, rate, seed, unit, parse_kinds(kinds)) if rate else fixed_drill(snippet)
     return {h.key: h.answer for h in drill.holes}
 
 
-def drill_form(app, snippet_id: str, rate: int, seed: int, unit: str = "token", kinds: str | None = None,
-               **overrides) -> dict[str, str]:
+def drill_form(
+    app, snippet_id: str, rate: int, seed: int, unit: str = "token", kinds: str | None = None, **overrides
+) -> dict[str, str]:
     """A submission of every right answer to a mask (its unit and kinds in the form when not the default)."""
     snippet = app.state.library.get(snippet_id)
-    form = {"version": snippet.version, "rate": str(rate), "seed": str(seed),
-            **({"unit": unit} if unit != "token" else {}), **({"kinds": kinds} if kinds else {}),
-            **right_answers(app, snippet_id, rate, seed, unit, kinds)}
+    form = {
+        "version": snippet.version,
+        "rate": str(rate),
+        "seed": str(seed),
+        **({"unit": unit} if unit != "token" else {}),
+        **({"kinds": kinds} if kinds else {}),
+        **right_answers(app, snippet_id, rate, seed, unit, kinds),
+    }
     form.update(overrides)
     return form

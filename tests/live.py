@@ -1,5 +1,6 @@
 """A real uvicorn server on a real port, in a thread of the test process, so tests can speak
 HTTP to it and still look inside (e.g. at the sandbox's processes)."""
+
 import asyncio
 import threading
 import time
@@ -17,8 +18,7 @@ class ThreadedServer:
         self.url = f"http://127.0.0.1:{self.port}"
         self.server = uvicorn.Server(uvicorn.Config(app, port=self.port, log_level="warning"))
         self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_until_complete, args=(self.server.serve(),),
-                                       daemon=True)
+        self.thread = threading.Thread(target=self.loop.run_until_complete, args=(self.server.serve(),), daemon=True)
 
     def __enter__(self) -> "ThreadedServer":
         self.thread.start()

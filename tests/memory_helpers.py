@@ -1,4 +1,5 @@
 """Helpers the learner-memory tests share: submitting drills as a learner, reading their memory."""
+
 from sqlalchemy import select
 
 from app.memory.tables import cards, tokens
@@ -28,15 +29,22 @@ def practise(client, snippet_id: str = SNIPPET, rate: int = 30, seed: int = 1, w
 def card_row(client, snippet_id: str = SNIPPET, item: str = ""):
     store = client.app.state.store
     with store.engine.connect() as db:
-        return db.execute(select(cards).where(cards.c.learner == learner_of(client), cards.c.snippet_id == snippet_id,
-                                              cards.c.item == item)).first()
+        return db.execute(
+            select(cards).where(
+                cards.c.learner == learner_of(client), cards.c.snippet_id == snippet_id, cards.c.item == item
+            )
+        ).first()
 
 
 def token_rows(client, snippet_id: str = SNIPPET) -> dict:
     store = client.app.state.store
     with store.engine.connect() as db:
-        return {r.span: r for r in db.execute(select(tokens).where(tokens.c.learner == learner_of(client),
-                                                                   tokens.c.snippet_id == snippet_id))}
+        return {
+            r.span: r
+            for r in db.execute(
+                select(tokens).where(tokens.c.learner == learner_of(client), tokens.c.snippet_id == snippet_id)
+            )
+        }
 
 
 def send_cookie(client, value: str) -> None:

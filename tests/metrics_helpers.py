@@ -1,10 +1,14 @@
 """Reading a /metrics scrape: every sample by name and labels."""
+
 from prometheus_client.parser import text_string_to_metric_families
 
 
 def samples(text: str) -> dict[tuple[str, frozenset], float]:
-    return {(s.name, frozenset(s.labels.items())): s.value
-            for family in text_string_to_metric_families(text) for s in family.samples}
+    return {
+        (s.name, frozenset(s.labels.items())): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+    }
 
 
 def value(scrape: dict, name: str, **labels) -> float:

@@ -1,5 +1,6 @@
 """A real PostgreSQL server for the tests: Debian's binaries, `initdb` in a temporary dir, on a
 free port, run as an unprivileged user (initdb refuses root), stopped at the end."""
+
 import os
 import pwd
 import shutil
@@ -32,11 +33,36 @@ class PostgresServer:
         account = pwd.getpwnam(self.user)
         for path in (self.root, sockets):
             os.chown(path, account.pw_uid, account.pw_gid)
-        self._as_user([self.bin / "initdb", "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8",
-                       "--locale=C.UTF-8", "--no-sync"])
-        self._as_user([self.bin / "pg_ctl", "-D", data, "-l", self.root / "log", "-w", "-t", "60", "-o",
-                       f"-p {self.port} -k {sockets} -c listen_addresses=127.0.0.1 -c fsync=off"
-                       " -c max_connections=200", "start"])
+        self._as_user(
+            [
+                self.bin / "initdb",
+                "-D",
+                data,
+                "-U",
+                "postgres",
+                "-A",
+                "trust",
+                "-E",
+                "UTF8",
+                "--locale=C.UTF-8",
+                "--no-sync",
+            ]
+        )
+        self._as_user(
+            [
+                self.bin / "pg_ctl",
+                "-D",
+                data,
+                "-l",
+                self.root / "log",
+                "-w",
+                "-t",
+                "60",
+                "-o",
+                f"-p {self.port} -k {sockets} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200",
+                "start",
+            ]
+        )
         return self
 
     def __exit__(self, *exc) -> None:
@@ -55,8 +81,7 @@ class PostgresServer:
     def new_database(self) -> str:
         """A fresh, empty database: each test gets its own."""
         name = f"t_{uuid.uuid4().hex[:12]}"
-        with psycopg.connect(f"host=127.0.0.1 port={self.port} user=postgres dbname=postgres",
-                             autocommit=True) as conn:
+        with psycopg.connect(f"host=127.0.0.1 port={self.port} user=postgres dbname=postgres", autocommit=True) as conn:
             conn.execute(f'CREATE DATABASE "{name}"')
         return self.url(name)
 

@@ -1,4 +1,5 @@
 """Signing in as a teacher and building snippet texts for the teacher-area tests."""
+
 import re
 
 TOKEN = "teacher-secret-token"

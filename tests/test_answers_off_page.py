@@ -1,8 +1,8 @@
 """Answers stay on the server: no drill or exercise page holds a blank's answer; revealing asks
 the server, which keeps it, so a later submission counts that blank as revealed whatever the
 page sends (through a real uvicorn, with script's JSON and without script)."""
+
 import html
-import json
 import re
 from html.parser import HTMLParser
 
@@ -74,8 +74,9 @@ def test_a_scored_page_holds_no_answer_of_a_wrong_blank(client):
     key, answer = next((k, v) for k, v in form.items() if re.fullmatch(r"s\d+", k))
     form[key] = "wrong"
     page = client.post("/s/mlm-online-softmax/drill", data=form).text
-    wrong = next(h for h in random_drill(client.app.state.library.get("mlm-online-softmax"), 30, 2, "line").holes
-                 if h.key == key)
+    wrong = next(
+        h for h in random_drill(client.app.state.library.get("mlm-online-softmax"), 30, 2, "line").holes if h.key == key
+    )
     assert "data-answer" not in page and ascii_html(wrong.answer) not in page and wrong.answer not in page
 
 
@@ -98,33 +99,45 @@ def test_a_revealed_blank_counts_as_revealed_however_the_page_is_edited(served, 
     keys = [k for k in form if re.fullmatch(r"s\d+", k)]
     http, honest = learner(served), learner(served)
     honest.post("/s/mlm-online-softmax/drill", data=form).raise_for_status()  # another learner meanwhile
-    reply = http.post("/s/mlm-online-softmax/drill", data={**form, keys[0]: "", "reveal": keys[0]},
-                      headers={"accept": "application/json"})
+    reply = http.post(
+        "/s/mlm-online-softmax/drill",
+        data={**form, keys[0]: "", "reveal": keys[0]},
+        headers={"accept": "application/json"},
+    )
     assert reply.status_code == 200 and reply.json() == {"revealed": {keys[0]: form[keys[0]]}}
     # The page "forgets" the reveal: the server does not.
-    scored = http.post("/s/mlm-online-softmax/drill", data={**form, "revealed": ""},
-                       headers={"accept": "application/json"})
+    scored = http.post(
+        "/s/mlm-online-softmax/drill", data={**form, "revealed": ""}, headers={"accept": "application/json"}
+    )
     assert states(scored)[keys[0]] == "revealed" and {states(scored)[k] for k in keys[1:]} == {"right"}
-    assert states(honest.post("/s/mlm-online-softmax/drill", data=form, headers={"accept": "application/json"})
-                  )[keys[0]] == "right"  # another learner's reveal is not theirs
+    assert (
+        states(honest.post("/s/mlm-online-softmax/drill", data=form, headers={"accept": "application/json"}))[keys[0]]
+        == "right"
+    )  # another learner's reveal is not theirs
     again = http.post("/s/mlm-online-softmax/drill", data=form, headers={"accept": "application/json"})
     assert states(again)[keys[0]] == "right"  # that submission counted it; a new try starts afresh
     # Reveal all, then a submission claiming none revealed.
     http.post("/s/mlm-online-softmax/drill", data={**form, "reveal": "all"}, headers={"accept": "application/json"})
-    assert set(states(http.post("/s/mlm-online-softmax/drill", data=form,
-                                headers={"accept": "application/json"})).values()) == {"revealed"}
+    assert set(
+        states(http.post("/s/mlm-online-softmax/drill", data=form, headers={"accept": "application/json"})).values()
+    ) == {"revealed"}
 
 
 def test_without_script_a_reveal_button_posts_the_form_and_gets_the_page_back(served, main_app):
     form = drill_form(main_app, "mlm-online-softmax", 20, 8)
     keys = [k for k in form if re.fullmatch(r"s\d+", k)]
     http = learner(served)
-    page = http.post("/s/mlm-online-softmax/drill", data={**form, keys[1]: "typed so far", keys[0]: "",
-                                                          "reveal": keys[0]})
+    page = http.post(
+        "/s/mlm-online-softmax/drill", data={**form, keys[1]: "typed so far", keys[0]: "", "reveal": keys[0]}
+    )
     assert page.status_code == 200 and 'id="trainer"' in page.text
-    assert re.search(rf'class="blank revealed" name="{keys[0]}"[^>]*value="{re.escape(ascii_html(form[keys[0]]))}"',
-                     page.text) or re.search(rf'class="blank revealed" name="{keys[0]}"[^>]*value="'
-                                             rf'{re.escape(html.escape(form[keys[0]]))}"', page.text)
+    assert re.search(
+        rf'class="blank revealed" name="{keys[0]}"[^>]*value="{re.escape(ascii_html(form[keys[0]]))}"', page.text
+    ) or re.search(
+        rf'class="blank revealed" name="{keys[0]}"[^>]*value="'
+        rf'{re.escape(html.escape(form[keys[0]]))}"',
+        page.text,
+    )
     assert re.search(rf'name="{keys[1]}"[^>]*value="typed so far"', page.text)  # what was typed stays
     scored = http.post("/s/mlm-online-softmax/drill", data=form, headers={"accept": "application/json"})
     assert states(scored)[keys[0]] == "revealed"
@@ -135,8 +148,9 @@ def test_reveal_all_of_an_exercise_is_kept_too(served, main_app):
     snippet = main_app.state.library.get("ex3-blocked-matmul")
     answers = {h.key: h.answer for h in fixed_drill(snippet).holes}
     assert http.get("/s/ex3-blocked-matmul?reveal=1").status_code == 200
-    scored = http.post("/s/ex3-blocked-matmul", data={"version": snippet.version, **answers},
-                       headers={"accept": "application/json"})
+    scored = http.post(
+        "/s/ex3-blocked-matmul", data={"version": snippet.version, **answers}, headers={"accept": "application/json"}
+    )
     assert set(states(scored).values()) == {"revealed"}
 
 
@@ -144,6 +158,9 @@ def test_a_reveal_of_a_blank_outside_the_mask_or_from_another_site_is_refused(se
     form = drill_form(main_app, "mlm-online-softmax", 20, 9)
     http = learner(served)
     assert http.post("/s/mlm-online-softmax/drill", data={**form, "reveal": "s9999"}).status_code == 422
-    cross = httpx.post(served + "/s/mlm-online-softmax/drill", data={**form, "reveal": "all"},
-                       headers={"origin": "http://evil.example", "accept": "application/json"})
+    cross = httpx.post(
+        served + "/s/mlm-online-softmax/drill",
+        data={**form, "reveal": "all"},
+        headers={"origin": "http://evil.example", "accept": "application/json"},
+    )
     assert cross.status_code == 403 and "revealed" not in cross.text

@@ -1,4 +1,5 @@
 """The JSON API for teachers."""
+
 import pytest
 
 from app.settings import Settings
@@ -13,8 +14,9 @@ def settings(tmp_path):
 
 
 def put(client, text: str, snippet_id: str = "square"):
-    return client.put(f"/api/snippets/{snippet_id}", content=text.encode(),
-                      headers={**BEARER, "content-type": "text/markdown"})
+    return client.put(
+        f"/api/snippets/{snippet_id}", content=text.encode(), headers={**BEARER, "content-type": "text/markdown"}
+    )
 
 
 def test_needs_the_bearer_token(client):
@@ -53,5 +55,10 @@ def test_bundled_snippets_cannot_be_changed(client):
 
 def test_openapi_documents_the_teacher_api(client):
     paths = client.get("/openapi.json").json()["paths"]
-    assert {"/api/snippets", "/api/snippets/{snippet_id}", "/api/snippets/{snippet_id}/file",
-            "/api/snippets/{snippet_id}/publish", "/api/snippets/{snippet_id}/strength"} <= set(paths)
+    assert {
+        "/api/snippets",
+        "/api/snippets/{snippet_id}",
+        "/api/snippets/{snippet_id}/file",
+        "/api/snippets/{snippet_id}/publish",
+        "/api/snippets/{snippet_id}/strength",
+    } <= set(paths)

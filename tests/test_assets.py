@@ -115,7 +115,7 @@ $$m_{\text{new}}=max(m_{\text{old}},x_j)$$$$\text{softmax}(x_i)=e^{x_i}/\sum _j{
 def page_html(use_cdn: bool) -> str:
     return (
         f'<!doctype html><html><head><meta charset="utf-8">{head_tags(use_cdn, static_url)}</head>'
-        f'<body>{render_markdown(PROSE)}'
+        f"<body>{render_markdown(PROSE)}"
         '<button hx-get="/frag" hx-target="#swap">swap</button><div id="swap"></div></body></html>'
     )
 
@@ -149,9 +149,7 @@ def test_math_typesets_in_chromium(browser, use_cdn):
     assert page.locator(".katex-error").count() == 0
     assert page.locator(".math-display .katex-display").count() == 2
     page.evaluate("document.fonts.ready")
-    loaded = page.evaluate(
-        "[...document.fonts].filter(f => f.status === 'loaded').map(f => f.family)"
-    )
+    loaded = page.evaluate("[...document.fonts].filter(f => f.status === 'loaded').map(f => f.family)")
     assert "KaTeX_Main" in loaded  # the css found its fonts/ next to it
     page.click("text=swap")
     page.wait_for_selector("#swap .math .katex")

@@ -1,5 +1,6 @@
 """Assignments on SQLite and PostgreSQL: the JSON API, statuses from the learners' attempts, the
 class page's form (CSRF), the learners' pages, the CSV column, and edits keeping assignments."""
+
 import csv
 import io
 
@@ -21,8 +22,11 @@ BEARER = {"authorization": f"Bearer {TOKEN}"}
 
 @pytest.fixture
 def app(tmp_path, database_url):
-    app = create_app(Settings(data_dir=tmp_path / "data", execution=False, use_cdn=False, teacher_token=TOKEN,
-                              database_url=database_url))
+    app = create_app(
+        Settings(
+            data_dir=tmp_path / "data", execution=False, use_cdn=False, teacher_token=TOKEN, database_url=database_url
+        )
+    )
     with TestClient(app):
         yield app
 
@@ -50,12 +54,20 @@ def test_the_api_assigns_and_lists_each_learners_status(app):
     made = assign(api, "A1", snippet=SNIPPET, rate=30, unit="token", target={"accuracy": 0.9}, due="2027-01-15")
     assert made.status_code == 201, made.text
     body = made.json()
-    assert body == {"id": body["id"], "class": "A1", "snippet": SNIPPET, "mode": "random", "rate": 30,
-                    "unit": "token", "target": {"accuracy": 0.9}, "due": "2027-01-15"}
+    assert body == {
+        "id": body["id"],
+        "class": "A1",
+        "snippet": SNIPPET,
+        "mode": "random",
+        "rate": 30,
+        "unit": "token",
+        "target": {"accuracy": 0.9},
+        "due": "2027-01-15",
+    }
     reviews = assign(api, "A1", snippet=SNIPPET, rate=30, unit="token", target={"reviews": 3}, due="2027-01-20").json()
     submit(ana, seed=1)  # every blank right: 100 %
     keys = [k for k in drill_form(app, SNIPPET, 30, 2) if k.startswith("s") and k[1:].isdigit()]
-    wrong = {k: "zzz" for k in keys[:len(keys) // 2]}
+    wrong = {k: "zzz" for k in keys[: len(keys) // 2]}
     submit(bo, seed=2, wrong=wrong)  # half wrong: under 90 %
     submit(bo, seed=3, rate=20)  # another rate: not this assignment
     found = statuses(api, "A1")
@@ -84,8 +96,15 @@ def test_the_class_page_form_needs_its_csrf_token_and_shows_statuses(app):
     client, csrf = teacher(app)
     make_class(client, csrf, "C3")
     learner(app, "C3", "ana")
-    form = {"snippet": SNIPPET, "mode": "random", "rate": "20", "unit": "span", "target_kind": "reviews",
-            "target_value": "3", "due": "2027-03-01"}
+    form = {
+        "snippet": SNIPPET,
+        "mode": "random",
+        "rate": "20",
+        "unit": "span",
+        "target_kind": "reviews",
+        "target_value": "3",
+        "due": "2027-03-01",
+    }
     assert client.post("/teach/classes/C3/assignments", data={**form, "csrf": "forged"}).status_code == 403
     assert rows(app) == 0
     done = client.post("/teach/classes/C3/assignments", data={**form, "csrf": csrf}, follow_redirects=False)
@@ -96,18 +115,21 @@ def test_the_class_page_form_needs_its_csrf_token_and_shows_statuses(app):
     assert listed[0]["unit"] == "span" and listed[0]["target"] == {"reviews": 3}
 
 
-@pytest.mark.parametrize("body, words", [
-    ({"snippet": "nope"}, "没有找到片段"),
-    ({"rate": 0}, "挖空率"),
-    ({"unit": "word"}, "挖空单位"),
-    ({"target": {"accuracy": 1.5}}, "正确率目标"),
-    ({"target": {"reviews": 2.5}}, "复习次数"),
-    ({"target": {"speed": 3}}, "accuracy"),
-    ({"target": 0.9}, "accuracy"),
-    ({"due": "2027-13-01"}, "YYYY-MM-DD"),
-    ({"due": "tomorrow"}, "YYYY-MM-DD"),
-    ({"mode": "fixed"}, "没有固定填空"),
-])
+@pytest.mark.parametrize(
+    "body, words",
+    [
+        ({"snippet": "nope"}, "没有找到片段"),
+        ({"rate": 0}, "挖空率"),
+        ({"unit": "word"}, "挖空单位"),
+        ({"target": {"accuracy": 1.5}}, "正确率目标"),
+        ({"target": {"reviews": 2.5}}, "复习次数"),
+        ({"target": {"speed": 3}}, "accuracy"),
+        ({"target": 0.9}, "accuracy"),
+        ({"due": "2027-13-01"}, "YYYY-MM-DD"),
+        ({"due": "tomorrow"}, "YYYY-MM-DD"),
+        ({"mode": "fixed"}, "没有固定填空"),
+    ],
+)
 def test_bad_input_is_a_clear_4xx_that_saves_nothing(app, body, words):
     client, csrf = teacher(app)
     make_class(client, csrf, "D4")
@@ -127,8 +149,12 @@ def test_unknown_class_no_token_and_a_non_json_body_are_refused(app):
     client, csrf = teacher(app)
     make_class(client, csrf, "E5")
     assert api.post("/api/classes/E5/assignments", content=b"snippet=x", headers=BEARER).status_code == 415
-    assert api.post("/api/classes/E5/assignments", content=b"[" * 3000, headers={**BEARER, "content-type":
-                    "application/json"}).status_code == 400
+    assert (
+        api.post(
+            "/api/classes/E5/assignments", content=b"[" * 3000, headers={**BEARER, "content-type": "application/json"}
+        ).status_code
+        == 400
+    )
     assert rows(app) == 0
 
 
@@ -136,8 +162,9 @@ def test_the_csv_has_each_rows_learners_status(app):
     client, csrf = teacher(app)
     make_class(client, csrf, "F6")
     ana = learner(app, "F6", "ana")
-    made = assign(TestClient(app), "F6", snippet=SNIPPET, rate=30, unit="token", target={"accuracy": 0.9},
-                  due="2027-01-15").json()
+    made = assign(
+        TestClient(app), "F6", snippet=SNIPPET, rate=30, unit="token", target={"accuracy": 0.9}, due="2027-01-15"
+    ).json()
     submit(ana, seed=7)
     table = list(csv.DictReader(io.StringIO(client.get("/teach/classes/F6/attempts.csv").text)))
     column = f"assignment {made['id']}: {SNIPPET}"
@@ -152,8 +179,9 @@ def test_editing_a_snippet_keeps_its_assignments_and_the_attempts_made_before(ap
     put = TestClient(app).put("/api/snippets/square-sum", content=source.encode(), headers=BEARER)
     assert put.status_code == 201, put.text
     assert TestClient(app).post("/api/snippets/square-sum/publish", headers=BEARER).status_code == 200
-    made = assign(TestClient(app), "G7", snippet="square-sum", rate=30, unit="token", target={"reviews": 1},
-                  due="2027-01-15").json()
+    made = assign(
+        TestClient(app), "G7", snippet="square-sum", rate=30, unit="token", target={"reviews": 1}, due="2027-01-15"
+    ).json()
     form = drill_form(app, "square-sum", 30, 1)
     assert ana.post("/s/square-sum/drill", data=form, headers=JSON).status_code == 200
     edited = source.replace("summary:", "summary: (edited)", 1)

@@ -1,4 +1,5 @@
 """The drills in real headless Chromium, as a learner uses them."""
+
 import re
 from urllib.parse import parse_qs, urlparse
 
@@ -27,6 +28,7 @@ def fill_right(page: Page, app, snippet_id: str) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def app():
     from app.main import app
+
     return app
 
 
@@ -92,7 +94,9 @@ def test_marks_follow_each_submission_and_messages_clear(page: Page, live_server
     expect(page.locator("#flash")).to_contain_text("这个片段已经更新")
     expect(page.locator(f'input[name="{first}"]')).to_have_value("undefined_name")
     # ... and the next one clears it and marks every blank again.
-    page.evaluate(f"document.querySelector('input[name=version]').value = '{app.state.library.get('mlm-online-softmax').version}'")
+    page.evaluate(
+        f"document.querySelector('input[name=version]').value = '{app.state.library.get('mlm-online-softmax').version}'"
+    )
     page.fill(f'input[name="{first}"]', answers[first])
     page.locator(f'input[name="{first}"]').press("Control+Enter")
     expect(page.locator(".score")).to_contain_text(f"{len(answers)} / {len(answers)}")

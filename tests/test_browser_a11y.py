@@ -1,6 +1,7 @@
 """Accessibility in real Chromium: axe-core over every page (and the states a page takes: a scored
 drill, an open dialog, a teacher's report) in both colour schemes, with zero serious or critical
 findings; blanks named and focused in code order; verdicts read out; marks beside colour."""
+
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
@@ -47,8 +48,17 @@ def check_elsewhere(browser: Browser, url: str, found: list, name: str) -> None:
 
 def test_every_learner_page_has_no_serious_axe_violation(page: Page, browser: Browser, teacher_server, app):
     found: list[str] = []
-    for path in ["/", *(f"/s/{s}" for s in SNIPPETS), MASK, MASK + "&unit=span", MASK + "&unit=line",
-                 f"/s/{DRILL}/drill/weak", "/me", "/s/no-such-snippet", f"/s/{DRILL}/review"]:
+    for path in [
+        "/",
+        *(f"/s/{s}" for s in SNIPPETS),
+        MASK,
+        MASK + "&unit=span",
+        MASK + "&unit=line",
+        f"/s/{DRILL}/drill/weak",
+        "/me",
+        "/s/no-such-snippet",
+        f"/s/{DRILL}/review",
+    ]:
         page.goto(teacher_server + path)
         check(page, found, path)
     page.goto(teacher_server + MASK)
@@ -101,8 +111,13 @@ def test_every_teacher_page_has_no_serious_axe_violation(page: Page, browser: Br
     page.click("text=校验并保存")
     expect(page.locator(".notice.error")).to_be_visible()
     check(page, found, "/teach/new with problems")
-    for path in ["/teach/snippets/a11y-square/edit", "/teach/snippets/a11y-square/delete",
-                 f"/teach/snippets/{DRILL}", f"/teach/stats/{DRILL}", "/teach/classes"]:
+    for path in [
+        "/teach/snippets/a11y-square/edit",
+        "/teach/snippets/a11y-square/delete",
+        f"/teach/snippets/{DRILL}",
+        f"/teach/stats/{DRILL}",
+        "/teach/classes",
+    ]:
         page.goto(teacher_server + path)
         check(page, found, path)
     page.goto(f"{teacher_server}/teach/snippets/a11y-square")
@@ -129,7 +144,9 @@ def test_blanks_are_named_and_tab_follows_the_code(page: Page, teacher_server, a
     starts = {h.key: h.start for h in random_drill(app.state.library.get(DRILL), 30, 1).holes}
     for n, name in enumerate(names, start=1):
         line = code.count("\n", 0, starts[name]) + 1
-        expect(page.locator(f'input[name="{name}"]')).to_have_accessible_name(f"第 {n} 空（共 {total} 个），第 {line} 行")
+        expect(page.locator(f'input[name="{name}"]')).to_have_accessible_name(
+            f"第 {n} 空（共 {total} 个），第 {line} 行"
+        )
     assert sorted(names, key=lambda k: int(k[1:])) == names  # the DOM holds them in code order
     blanks.first.focus()
     reached = []

@@ -1,12 +1,13 @@
 """Assignments in real headless Chromium: a teacher assigns a drill to a class on its page, two
 learners practise (one reaches the target), the class page shows done / in progress, and each
 learner's home page shows the assignment with their progress. Screenshots at 1280 and 390."""
+
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.a11y import violations_in_both_schemes
-from tests.test_browser import fill_right
 from tests.teach_helpers import TOKEN
+from tests.test_browser import fill_right
 
 pytestmark = pytest.mark.browser
 SNIPPET = "mlm-online-softmax"
@@ -16,6 +17,7 @@ MASK = f"/s/{SNIPPET}/drill?rate=20&seed=3"
 @pytest.fixture(scope="module")
 def app():
     from app.main import app
+
     return app
 
 
@@ -38,8 +40,9 @@ def practise(page: Page, url: str, app, wrong: dict[str, str]) -> None:
     expect(page.locator(".score")).to_contain_text(f"/ {len(answers)}", timeout=30_000)
 
 
-def test_a_teacher_assigns_a_drill_and_sees_who_reached_the_target(page: Page, browser: Browser, teacher_server,
-                                                                    app, artifacts):
+def test_a_teacher_assigns_a_drill_and_sees_who_reached_the_target(
+    page: Page, browser: Browser, teacher_server, app, artifacts
+):
     page.goto(teacher_server + "/teach/login")
     page.fill("#token", TOKEN)
     page.click("button[type=submit]")

@@ -1,11 +1,12 @@
 """A class in real headless Chromium: a teacher makes a code, a learner joins by its link and
 practises, the class page shows the heatmap and answers, and one click accepts an answer the check
 passed where it cannot tell (the learner's next submission with it is a match)."""
+
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.test_browser import fill_right
 from tests.teach_helpers import TOKEN
+from tests.test_browser import fill_right
 
 pytestmark = pytest.mark.browser
 SNIPPET = "mlm-online-softmax"
@@ -17,6 +18,7 @@ MASK = f"/s/{SNIPPET}/drill?rate=20&seed=154"
 @pytest.fixture(scope="module")
 def app():
     from app.main import app
+
     return app
 
 

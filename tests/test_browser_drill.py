@@ -1,4 +1,5 @@
 """The drill's keyboard, verdicts and layout in real headless Chromium, as a learner uses them."""
+
 import re
 from urllib.parse import parse_qs, urlparse
 
@@ -13,6 +14,7 @@ pytestmark = pytest.mark.browser
 @pytest.fixture(scope="module")
 def app():
     from app.main import app
+
     return app
 
 
@@ -139,8 +141,10 @@ def test_shortcut_overlay_and_new_mask(page: Page, live_server, artifacts):
     page.keyboard.press("Alt+KeyN")
     expect(page).to_have_url(re.compile(r"seed=(?!3&)\d+"))
     # htmx pushes the new URL before it swaps the new mask in: wait for the blanks to change
-    page.wait_for_function("before => [...document.querySelectorAll('input.blank')].map(i => i.name).join() !== before",
-                           arg=",".join(before))
+    page.wait_for_function(
+        "before => [...document.querySelectorAll('input.blank')].map(i => i.name).join() !== before",
+        arg=",".join(before),
+    )
     assert names(page) != before
 
 

@@ -1,6 +1,7 @@
 """English pages in real Chromium, as a learner and a teacher walk them: every Chinese character
 on them is snippet content (marked `lang="zh-CN"`) or the language switch, and English text is
 drawn in a Latin font (a CJK font's full-width curly quotes read as stray spaces)."""
+
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
@@ -50,6 +51,7 @@ def fonts_of(page: Page, selector: str) -> list[str]:
 @pytest.fixture(scope="module")
 def app():
     from app.main import app
+
     return app
 
 
@@ -71,8 +73,15 @@ def test_english_pages_hold_chinese_only_in_snippet_content(browser: Browser, te
         page.goto(teacher_server + path)
         found[name or path] = unmarked_cjk(page)
 
-    for path in ("/", "/join/en-1", "/s/ex2-online-softmax", "/s/ex5-flash-backward", "/s/mlm-online-softmax/drill",
-                 "/no-such-page", "/me"):
+    for path in (
+        "/",
+        "/join/en-1",
+        "/s/ex2-online-softmax",
+        "/s/ex5-flash-backward",
+        "/s/mlm-online-softmax/drill",
+        "/no-such-page",
+        "/me",
+    ):
         visit(learner, path)
     learner.goto(teacher_server + "/join/en-1")
     learner.click("text=Join this class")
@@ -87,8 +96,16 @@ def test_english_pages_hold_chinese_only_in_snippet_content(browser: Browser, te
     expect(learner.locator("ul.diffs")).to_be_visible()
     found["exercise, scored"] = unmarked_cjk(learner)
     visit(learner, "/me", "/me, after practice (chart, heatmap, due list)")
-    for path in ("/teach", "/teach/new", "/teach/classes", "/teach/classes/en-1", f"/teach/stats/{exercise}",
-                 f"/teach/stats/{exercise}?class=en-1", f"/teach/snippets/{exercise}", f"/teach/snippets/{exercise}/edit"):
+    for path in (
+        "/teach",
+        "/teach/new",
+        "/teach/classes",
+        "/teach/classes/en-1",
+        f"/teach/stats/{exercise}",
+        f"/teach/stats/{exercise}?class=en-1",
+        f"/teach/snippets/{exercise}",
+        f"/teach/snippets/{exercise}/edit",
+    ):
         visit(teacher, path)
     unmarked = {path: texts for path, texts in found.items() if texts}
     assert unmarked == {}, "\n".join(f"{p}: {t[:6]}" for p, t in unmarked.items())

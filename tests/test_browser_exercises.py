@@ -1,4 +1,5 @@
 """The five fixed exercises and the teacher preview in real headless Chromium."""
+
 import re
 
 import pytest
@@ -7,13 +8,19 @@ from playwright.sync_api import Page, expect
 from tests.helpers import right_answers
 
 pytestmark = pytest.mark.browser
-EXERCISES = ["ex1-attention-memory", "ex2-online-softmax", "ex3-blocked-matmul", "ex4-flash-forward",
-             "ex5-flash-backward"]
+EXERCISES = [
+    "ex1-attention-memory",
+    "ex2-online-softmax",
+    "ex3-blocked-matmul",
+    "ex4-flash-forward",
+    "ex5-flash-backward",
+]
 
 
 @pytest.fixture(scope="module")
 def app():
     from app.main import app
+
     return app
 
 

@@ -1,4 +1,5 @@
 """The language switch in real Chromium: it keeps the page's mask and is remembered on the next page."""
+
 import re
 from urllib.parse import parse_qs, urlparse
 

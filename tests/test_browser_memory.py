@@ -1,4 +1,5 @@
 """Learner memory in real headless Chromium: practise three times, then find it on /me and /."""
+
 import csv
 import io
 import re
@@ -15,6 +16,7 @@ SNIPPET = "mlm-online-softmax"
 @pytest.fixture(scope="module")
 def app():
     from app.main import app
+
     return app
 
 

@@ -2,18 +2,25 @@
 without internet). With the default settings no page even tries to leave, and every page is fully
 styled, its math typeset, htmx working, and the console free of errors. With the CDN setting on, the
 vendored fallback still styles and typesets every page."""
+
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.conftest import start_server
 from tests.helpers import right_answers
-from tests.teach_helpers import TOKEN
 from tests.site import DRILL, MASK, SNIPPETS
+from tests.teach_helpers import TOKEN
 
 pytestmark = pytest.mark.browser
 LEARNER_PAGES = ["/", *(f"/s/{s}" for s in SNIPPETS), MASK, MASK + "&unit=line", "/me", "/s/no-such-snippet"]
-TEACHER_PAGES = ["/teach/login", "/teach", "/teach/new", "/teach/classes", f"/teach/snippets/{DRILL}",
-                 f"/teach/stats/{DRILL}"]
+TEACHER_PAGES = [
+    "/teach/login",
+    "/teach",
+    "/teach/new",
+    "/teach/classes",
+    f"/teach/snippets/{DRILL}",
+    f"/teach/stats/{DRILL}",
+]
 # What a page looks like once app.css applied and every script ran (math typeset, htmx there).
 PAGE_STATE = """() => ({
   styled: getComputedStyle(document.querySelector('header.site')).display === 'flex'
@@ -31,8 +38,12 @@ PAGE_STATE = """() => ({
 def servers(tmp_path_factory):
     """The defaults (no CDN setting at all), and one with the CDN turned on."""
     plain = start_server(tmp_path_factory.mktemp("offline"), CODECLOZE_USE_CDN=None, CODECLOZE_TEACHER_TOKEN=TOKEN)
-    cdn = start_server(tmp_path_factory.mktemp("offline-cdn"), CODECLOZE_USE_CDN="true",
-                       CODECLOZE_TEACHER_TOKEN=TOKEN, CODECLOZE_EXECUTION="false")
+    cdn = start_server(
+        tmp_path_factory.mktemp("offline-cdn"),
+        CODECLOZE_USE_CDN="true",
+        CODECLOZE_TEACHER_TOKEN=TOKEN,
+        CODECLOZE_EXECUTION="false",
+    )
     yield {"default": plain[1], "cdn": cdn[1]}
     for proc, _ in (plain, cdn):
         proc.terminate()
@@ -43,8 +54,14 @@ def offline_page(browser: Browser, origin: str) -> tuple[Page, list[str], list[s
     """A page whose requests beyond `origin` fail; the URLs it tried, and its console errors."""
     context = browser.new_context(locale="zh-CN")
     blocked, errors = [], []
-    context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(origin + "/")
-                  else (blocked.append(route.request.url), route.abort("internetdisconnected")))
+    context.route(
+        "**/*",
+        lambda route: (
+            route.continue_()
+            if route.request.url.startswith(origin + "/")
+            else (blocked.append(route.request.url), route.abort("internetdisconnected"))
+        ),
+    )
     page = context.new_page()
     page.on("console", lambda m: errors.append(f"{page.url}: {m.text}") if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(f"{page.url}: {e}"))

@@ -1,11 +1,12 @@
 """A progress bar on what a person waits for over a second, in real headless Chromium: a
 submission whose code runs to its time limit (htmx) and an upload whose check takes a while
 (a plain form). A quick answer shows none."""
+
 import pytest
 from playwright.sync_api import Page, expect
 
-from app.snippets.library import SnippetLibrary
 from app.settings import PROJECT_DIR
+from app.snippets.library import SnippetLibrary
 from tests.conftest import start_server
 from tests.teach_helpers import TOKEN, snippet_text
 
@@ -21,8 +22,13 @@ NOTE_BAR_TIME = """() => { sessionStorage.setItem('sent', String(performance.now
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    proc, url = start_server(tmp_path_factory.mktemp("progress-data"), CODECLOZE_TEACHER_TOKEN=TOKEN,
-                             CODECLOZE_WALL_SECONDS="2.5", CODECLOZE_CPU_SECONDS="2", CODECLOZE_WORKERS="1")
+    proc, url = start_server(
+        tmp_path_factory.mktemp("progress-data"),
+        CODECLOZE_TEACHER_TOKEN=TOKEN,
+        CODECLOZE_WALL_SECONDS="2.5",
+        CODECLOZE_CPU_SECONDS="2",
+        CODECLOZE_WORKERS="1",
+    )
     yield url
     proc.terminate()
     proc.wait(10)
@@ -32,6 +38,7 @@ def answers() -> dict[str, str]:
     library = SnippetLibrary()
     library.load_dir(PROJECT_DIR / "snippets")
     from app.learn.drills import fixed_drill
+
     return {h.key: h.answer for h in fixed_drill(library.get(EXERCISE)).holes}
 
 
@@ -63,7 +70,7 @@ def test_an_upload_whose_check_takes_a_while_shows_a_bar(page: Page, server):
     page.goto(f"{server}/teach/login?token={TOKEN}")
     page.goto(f"{server}/teach/new")
     page.fill("#id", "slow-square")
-    page.fill("#text", snippet_text(check='import time\ntime.sleep(1.8)\nassert square(3) == 9'))
+    page.fill("#text", snippet_text(check="import time\ntime.sleep(1.8)\nassert square(3) == 9"))
     # While a plain form's answer is awaited the old page cannot be inspected from outside:
     # it notes when the bar appeared where the next page can read it.
     page.evaluate(NOTE_BAR_TIME)

@@ -1,4 +1,5 @@
 """A teacher's whole path in headless Chromium: sign in, upload, fix, preview, publish."""
+
 import re
 
 import pytest

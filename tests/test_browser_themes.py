@@ -1,14 +1,15 @@
 """Light and dark themes in real Chromium: the system setting is followed, the header's switch
 overrides it before the first paint and is remembered, and every text and control boundary on the
 main pages passes WCAG AA contrast in both themes."""
+
 from urllib.parse import parse_qs, urlparse
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.contrast import failures, focus_ring, measure
-from tests.teach_helpers import TOKEN
 from tests.helpers import right_answers
+from tests.teach_helpers import TOKEN
 
 pytestmark = pytest.mark.browser
 SNIPPET = "mlm-online-softmax"
@@ -46,8 +47,13 @@ def submit_one_wrong(page: Page, url: str, app, path: str = DRILL, wrong: dict |
     page.goto(url + path)
     snippet_id = urlparse(path).path.split("/")[2]
     query = {k: v[0] for k, v in parse_qs(urlparse(path).query).items()}
-    answers = right_answers(app, snippet_id, int(query["rate"]) if "rate" in query else None,
-                            int(query["seed"]) if "seed" in query else None, query.get("unit", "token"))
+    answers = right_answers(
+        app,
+        snippet_id,
+        int(query["rate"]) if "rate" in query else None,
+        int(query["seed"]) if "seed" in query else None,
+        query.get("unit", "token"),
+    )
     wrong = wrong or {next(iter(answers)): "None"}
     for key, text in {**answers, **wrong}.items():
         page.fill(f'input[name="{key}"]', text)
@@ -136,8 +142,12 @@ def pages(browser: Browser, teacher_server, app) -> tuple[dict[str, str], object
     submit_one_wrong(practice, teacher_server, app, CLASS_MASK, {"s35": "0", "s2": "y"})
     submit_one_wrong(practice, teacher_server, app, f"/s/{SNIPPET}/drill?rate=20&seed=4&unit=span")
     learner_pages = {"home": "/", "me": "/me", "exercise": "/s/ex2-online-softmax", "join": "/join/dark-1"}
-    teacher_pages = {"teach": "/teach", "upload": "/teach/new", "class": "/teach/classes/dark-1",
-                     "class-stats": f"/teach/stats/{SNIPPET}?class=dark-1"}
+    teacher_pages = {
+        "teach": "/teach",
+        "upload": "/teach/new",
+        "class": "/teach/classes/dark-1",
+        "class-stats": f"/teach/stats/{SNIPPET}?class=dark-1",
+    }
     yield {"learner": learner, "teacher": teacher, "learner_pages": learner_pages, "teacher_pages": teacher_pages}
     learner.close()
     teacher.close()
@@ -151,8 +161,10 @@ def check_contrast(page: Page, where: str, within: str = "body", least: int = 10
         assert any(".mord" in r["what"] for r in rows), where
     bad = [f"{r['what']} {r['text']!r}: {r['ratio']:.2f} < {r['need']}" for r in failures(rows)]
     assert bad == [], where
-    lowest = {kind: min((r for r in rows if r["kind"] == kind), key=lambda r: r["ratio"], default=None)
-              for kind in ("text", "edge")}
+    lowest = {
+        kind: min((r for r in rows if r["kind"] == kind), key=lambda r: r["ratio"], default=None)
+        for kind in ("text", "edge")
+    }
     return " ".join(f"{kind} {r['ratio']:.2f} ({r['what']})" for kind, r in lowest.items() if r)
 
 
@@ -219,5 +231,8 @@ def test_the_measure_finds_poor_contrast(page: Page):
       <span style="background:#fff"><input id="pale" style="border:0; border-bottom:2px solid #d9dee5" value="x"></span>
       <p hidden style="color:#fff">not shown</p></body>""")
     bad = {row["what"]: row["ratio"] for row in failures(measure(page))}
-    assert bad == {"p#grey": pytest.approx(2.37, abs=0.01), "p#faded": pytest.approx(1.66, abs=0.01),
-                   "input#pale[border]": pytest.approx(1.35, abs=0.01)}
+    assert bad == {
+        "p#grey": pytest.approx(2.37, abs=0.01),
+        "p#faded": pytest.approx(1.66, abs=0.01),
+        "input#pale[border]": pytest.approx(1.35, abs=0.01),
+    }

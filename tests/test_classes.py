@@ -1,21 +1,21 @@
 """Classes over HTTP, on SQLite and PostgreSQL: codes and joining, figures (against a plain recount
 of the attempts), alternatives for token match, the CSV export and the JSON API."""
+
 import csv
 import io
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
 from app.classes.tables import alternatives, classes
+from app.db.store import AttemptRecord
 from app.db.tables import attempts
 from app.main import create_app
 from app.memory.export import csv_cell
 from app.settings import Settings
-from app.db.store import AttemptRecord
-from tests.class_helpers import (SNIPPET, answers_of, learner, make_class, plain_figures, submit, teacher,
-                                 write_at)
+from tests.class_helpers import SNIPPET, answers_of, learner, make_class, plain_figures, submit, teacher, write_at
 from tests.helpers import drill_form
 from tests.teach_helpers import TOKEN
 
@@ -26,8 +26,11 @@ BEARER = {"authorization": f"Bearer {TOKEN}"}
 
 @pytest.fixture
 def app(tmp_path, database_url):
-    app = create_app(Settings(data_dir=tmp_path / "data", execution=False, use_cdn=False, teacher_token=TOKEN,
-                              database_url=database_url))
+    app = create_app(
+        Settings(
+            data_dir=tmp_path / "data", execution=False, use_cdn=False, teacher_token=TOKEN, database_url=database_url
+        )
+    )
     with TestClient(app):
         yield app
 
@@ -71,8 +74,11 @@ def test_a_learner_joins_with_a_code_and_attempts_keep_the_class_of_their_time(a
 def test_bad_class_input_is_refused_in_chinese_and_changes_nothing(app):
     tutor, csrf = teacher(app)
     make_class(tutor, csrf, "cs-101")
-    for form, status, words in (({"code": "cs-101"}, 409, "已经有了"), ({"code": "a b"}, 422, "字母、数字"),
-                                ({"code": "x", "name": "名" * 61}, 422, "最多")):
+    for form, status, words in (
+        ({"code": "cs-101"}, 409, "已经有了"),
+        ({"code": "a b"}, 422, "字母、数字"),
+        ({"code": "x", "name": "名" * 61}, 422, "最多"),
+    ):
         response = tutor.post("/teach/classes", data={"csrf": csrf, **form})
         assert response.status_code == status and words in response.text
     assert tutor.post("/teach/classes", data={"csrf": "forged", "code": "x2"}).status_code == 403
@@ -83,8 +89,13 @@ def test_bad_class_input_is_refused_in_chinese_and_changes_nothing(app):
     assert pupil.post("/join/nope").status_code == 404
     assert pupil.post("/me/profile", data={"class_code": "cs-999"}).status_code == 422
     assert pupil.get("/me", headers=JSON).json()["learner"]["class_code"] is None
-    for query, status in (("class=nope", 404), ("from=2026-13-01", 422), ("from=yesterday", 422),
-                          ("from=2026-12-02&to=2026-12-01", 422), ("v=000000000000", 404)):
+    for query, status in (
+        ("class=nope", 404),
+        ("from=2026-13-01", 422),
+        ("from=yesterday", 422),
+        ("from=2026-12-02&to=2026-12-01", 422),
+        ("v=000000000000", 404),
+    ):
         response = tutor.get(f"/teach/stats/{SNIPPET}?{query}")
         assert response.status_code == status, query
         assert any("\u4e00" <= ch <= "\u9fff" for ch in response.text), query  # said in Chinese
@@ -107,15 +118,31 @@ def test_figures_equal_a_plain_recount_of_the_attempts(app):
     submit(loner, 1, {keys[1]: "x"})
     snippet = app.state.library.get(SNIPPET)
     learner_id = app.state.identity.learner_from(one.cookies.get("cc_learner"))
-    old = datetime.now(timezone.utc) - timedelta(days=3)
-    write_at(app.state.store, AttemptRecord(learner_id, SNIPPET, snippet.version, "random", 30, 9, {"s2": False},
-                                            "passed", blanks=({"span": 2, "key": "s2", "expected": "x",
-                                                               "given": "x1", "state": "accepted"},)), old)
-    today, three_ago = datetime.now(timezone.utc).date().isoformat(), old.date().isoformat()
+    old = datetime.now(UTC) - timedelta(days=3)
+    write_at(
+        app.state.store,
+        AttemptRecord(
+            learner_id,
+            SNIPPET,
+            snippet.version,
+            "random",
+            30,
+            9,
+            {"s2": False},
+            "passed",
+            blanks=({"span": 2, "key": "s2", "expected": "x", "given": "x1", "state": "accepted"},),
+        ),
+        old,
+    )
+    today, three_ago = datetime.now(UTC).date().isoformat(), old.date().isoformat()
     engine = app.state.store.engine
-    for query, code, start, end in (("class=a", "a", None, None), ("", None, None, None), ("class=b", "b", None, None),
-                                    (f"class=a&from={today}", "a", today, None),
-                                    (f"to={three_ago}", None, None, three_ago)):
+    for query, code, start, end in (
+        ("class=a", "a", None, None),
+        ("", None, None, None),
+        ("class=b", "b", None, None),
+        (f"class=a&from={today}", "a", today, None),
+        (f"to={three_ago}", None, None, three_ago),
+    ):
         figures, plain = stats(tutor, query), plain_figures(engine, SNIPPET, snippet.version, code, start, end)
         for name in ("attempts", "learners", "recalls", "accuracy", "heat"):
             assert figures[name] == plain[name], (query, name)
@@ -138,28 +165,52 @@ def test_an_accepted_alternative_counts_as_right_until_it_is_withdrawn(app):
     states = lambda result: {b["key"]: b["state"] for b in result["result"]["blanks"]}  # noqa: E731
     assert states(submit(pupil, 5, {key: "alt_name"}))[key] == "wrong"
     version = app.state.library.get(SNIPPET).version
-    base = {"csrf": csrf, "version": version, "first": str(first), "last": str(first), "back": f"/teach/stats/{SNIPPET}"}
-    for bad, status in (({"first": "x"}, 422), ({"last": "99999"}, 422), ({"text": ""}, 422),
-                        ({"version": "000000000000"}, 404), ({"csrf": "forged"}, 403)):
-        assert tutor.post(f"/teach/stats/{SNIPPET}/alternatives", data={**base, "text": "alt_name", **bad}
-                          ).status_code == status, bad
+    base = {
+        "csrf": csrf,
+        "version": version,
+        "first": str(first),
+        "last": str(first),
+        "back": f"/teach/stats/{SNIPPET}",
+    }
+    for bad, status in (
+        ({"first": "x"}, 422),
+        ({"last": "99999"}, 422),
+        ({"text": ""}, 422),
+        ({"version": "000000000000"}, 404),
+        ({"csrf": "forged"}, 403),
+    ):
+        assert (
+            tutor.post(f"/teach/stats/{SNIPPET}/alternatives", data={**base, "text": "alt_name", **bad}).status_code
+            == status
+        ), bad
     assert count(app, alternatives) == 0
-    accepted = tutor.post(f"/teach/stats/{SNIPPET}/alternatives", data={**base, "text": "alt_name"},
-                          follow_redirects=False)
+    accepted = tutor.post(
+        f"/teach/stats/{SNIPPET}/alternatives", data={**base, "text": "alt_name"}, follow_redirects=False
+    )
     assert accepted.status_code == 303 and accepted.headers["location"] == f"/teach/stats/{SNIPPET}"
     assert states(submit(pupil, 5, {key: " alt_name "}))[key] == "right"
     [shown] = stats(tutor)["alternatives"]
     assert shown["text"] == "alt_name" and shown["accepted_by"] == "王老师" and shown["withdrawn_at"] is None
     assert "王老师" in tutor.get(f"/teach/stats/{SNIPPET}").text
-    assert tutor.post(f"/teach/stats/{SNIPPET}/alternatives/{shown['id']}/withdraw", data={"csrf": "no"}
-                      ).status_code == 403
-    assert tutor.post(f"/teach/stats/{SNIPPET}/alternatives/{shown['id']}/withdraw", data={"csrf": csrf},
-                      follow_redirects=False).status_code == 303
-    assert tutor.post(f"/teach/stats/{SNIPPET}/alternatives/{shown['id']}/withdraw", data={"csrf": csrf}
-                      ).status_code == 404
+    assert (
+        tutor.post(f"/teach/stats/{SNIPPET}/alternatives/{shown['id']}/withdraw", data={"csrf": "no"}).status_code
+        == 403
+    )
+    assert (
+        tutor.post(
+            f"/teach/stats/{SNIPPET}/alternatives/{shown['id']}/withdraw", data={"csrf": csrf}, follow_redirects=False
+        ).status_code
+        == 303
+    )
+    assert (
+        tutor.post(f"/teach/stats/{SNIPPET}/alternatives/{shown['id']}/withdraw", data={"csrf": csrf}).status_code
+        == 404
+    )
     for unknown in ("99999999999", "x", "-1"):
-        assert tutor.post(f"/teach/stats/{SNIPPET}/alternatives/{unknown}/withdraw", data={"csrf": csrf}
-                          ).status_code == 404, unknown
+        assert (
+            tutor.post(f"/teach/stats/{SNIPPET}/alternatives/{unknown}/withdraw", data={"csrf": csrf}).status_code
+            == 404
+        ), unknown
     assert states(submit(pupil, 5, {key: "alt_name"}))[key] == "wrong"
     [gone] = stats(tutor)["alternatives"]
     assert gone["withdrawn_by"] == "王老师" and gone["withdrawn_at"]
@@ -178,8 +229,9 @@ def test_csv_has_one_row_per_blank_of_the_class_only(app):
     response = tutor.get("/teach/classes/a/attempts.csv")
     assert response.status_code == 200 and response.headers["content-type"].startswith("text/csv")
     rows = list(csv.DictReader(io.StringIO(response.text)))
-    blanks = len([k for k in form if k[:1] == "s" and k[1:].isdigit()]) + \
-        len([k for k in drill_form(app, SNIPPET, 30, 2) if k[:1] == "s" and k[1:].isdigit()])
+    blanks = len([k for k in form if k[:1] == "s" and k[1:].isdigit()]) + len(
+        [k for k in drill_form(app, SNIPPET, 30, 2) if k[:1] == "s" and k[1:].isdigit()]
+    )
     assert len(rows) == blanks and {r["class_code"] for r in rows} == {"a"} and {r["name"] for r in rows} == {"小红"}
     wrong = [r for r in rows if r["state"] == "wrong"]
     assert [r["given"] for r in wrong] == ["'=cmd()"]  # a spreadsheet would run it: quoted
@@ -205,14 +257,18 @@ def test_the_api_returns_the_page_figures_with_the_bearer_token(app):
     assert api.get(f"/api/snippets/{SNIPPET}/stats?class=zz", headers=BEARER).status_code == 404
 
 
-
 def test_without_a_name_at_login_the_session_is_recorded_by_a_short_id(app):
     assert TestClient(app).post("/teach/login", data={"token": TOKEN, "name": "名" * 41}).status_code == 422
     tutor, csrf = teacher(app, name="")
     version = app.state.library.get(SNIPPET).version
-    assert tutor.post(f"/teach/stats/{SNIPPET}/alternatives", data={
-        "csrf": csrf, "version": version, "first": "2", "last": "2", "text": "y"}, follow_redirects=False
-    ).status_code == 303
+    assert (
+        tutor.post(
+            f"/teach/stats/{SNIPPET}/alternatives",
+            data={"csrf": csrf, "version": version, "first": "2", "last": "2", "text": "y"},
+            follow_redirects=False,
+        ).status_code
+        == 303
+    )
     [shown] = stats(tutor)["alternatives"]
     label = shown["accepted_by"]
     assert label.startswith("教师 ") and len(label) == len("教师 ") + 6
@@ -227,21 +283,59 @@ def test_attempts_from_before_classes_are_counted_as_no_class_by_the_migration(d
 
     from app.classes.tables import spans
     from app.db import migrate
-    old = table("attempts", *(column(n) for n in ("id", "learner", "snippet_id", "version", "mode", "correct", "total",
-                                                  "unit", "kinds", "hints", "practice")),
-                column("results", JSON), column("blanks", JSON), column("created_at", DateTime(timezone=True)))
+
+    old = table(
+        "attempts",
+        *(
+            column(n)
+            for n in (
+                "id",
+                "learner",
+                "snippet_id",
+                "version",
+                "mode",
+                "correct",
+                "total",
+                "unit",
+                "kinds",
+                "hints",
+                "practice",
+            )
+        ),
+        column("results", JSON),
+        column("blanks", JSON),
+        column("created_at", DateTime(timezone=True)),
+    )
     engine = create_engine(database_url)
     with engine.begin() as conn:
         config = migrate.alembic_config()
         config.attributes["connection"] = conn
         command.upgrade(config, "0003")
-        conn.execute(insert(old), [
-            {"id": i, "learner": "a" * 32, "snippet_id": "s", "version": "v1", "mode": "random", "correct": 1,
-             "total": 2, "results": {}, "unit": "token", "kinds": "names", "hints": 0, "practice": False,
-             "created_at": datetime(2026, 11, 30, 23, 0, tzinfo=timezone.utc),
-             "blanks": [{"span": 3, "key": "s3", "expected": "x", "given": "x", "state": "right"},
-                        {"span": [5, 6], "key": "s5", "expected": "a.b", "given": "q", "state": "wrong"}]}
-            for i in (1, 2, 1500)])
+        conn.execute(
+            insert(old),
+            [
+                {
+                    "id": i,
+                    "learner": "a" * 32,
+                    "snippet_id": "s",
+                    "version": "v1",
+                    "mode": "random",
+                    "correct": 1,
+                    "total": 2,
+                    "results": {},
+                    "unit": "token",
+                    "kinds": "names",
+                    "hints": 0,
+                    "practice": False,
+                    "created_at": datetime(2026, 11, 30, 23, 0, tzinfo=UTC),
+                    "blanks": [
+                        {"span": 3, "key": "s3", "expected": "x", "given": "x", "state": "right"},
+                        {"span": [5, 6], "key": "s5", "expected": "a.b", "given": "q", "state": "wrong"},
+                    ],
+                }
+                for i in (1, 2, 1500)
+            ],
+        )
         command.upgrade(config, "head")
     with engine.connect() as db:
         rows = {r.span: (r.class_code, r.day, r.seen, r.missed) for r in db.execute(select(spans))}
@@ -251,6 +345,7 @@ def test_attempts_from_before_classes_are_counted_as_no_class_by_the_migration(d
 
 def test_an_alternative_on_a_fixed_blank_of_an_exercise(app):
     from tests.helpers import right_answers
+
     tutor, csrf = teacher(app)
     pupil = learner(app)
     exercise = "ex2-online-softmax"
@@ -268,9 +363,20 @@ def test_an_alternative_on_a_fixed_blank_of_an_exercise(app):
     state, span = state_of("other_text")
     assert state == "wrong"
     first, last = (span, span) if isinstance(span, int) else span
-    assert tutor.post(f"/teach/stats/{exercise}/alternatives", data={
-        "csrf": csrf, "version": snippet.version, "first": str(first), "last": str(last), "text": "other_text"},
-        follow_redirects=False).status_code == 303
+    assert (
+        tutor.post(
+            f"/teach/stats/{exercise}/alternatives",
+            data={
+                "csrf": csrf,
+                "version": snippet.version,
+                "first": str(first),
+                "last": str(last),
+                "text": "other_text",
+            },
+            follow_redirects=False,
+        ).status_code
+        == 303
+    )
     assert state_of("other_text")[0] == "right" and state_of("else")[0] == "wrong"
 
 
@@ -290,7 +396,7 @@ def test_a_class_code_is_typed_in_any_case_and_a_wrong_one_is_said_on_the_me_pag
     submit(other, seed=1)
     assert stats(tutor, f"class={code.lower()}")["attempts"] == 1
     chart = tutor.get(f"/teach/stats/{SNIPPET}").text.split('<svg class="chart"')[1].split("</svg>")[0]
-    assert f'>{datetime.now(timezone.utc).date().isoformat()}</text>' in chart  # the day under its dot
+    assert f">{datetime.now(UTC).date().isoformat()}</text>" in chart  # the day under its dot
     refused = tutor.post("/teach/classes", data={"csrf": csrf, "code": code.lower()})
     assert refused.status_code == 409 and count(app, classes) == 1  # no second class differing only in case
     wrong = pupil.post("/me/profile", data={"name": "小明", "class_code": "nope-1"})
@@ -303,14 +409,20 @@ def test_a_class_code_is_typed_in_any_case_and_a_wrong_one_is_said_on_the_me_pag
 
 def test_an_unnamed_teacher_is_named_in_the_language_of_the_page(app):
     import re
+
     tutor, csrf = teacher(app, name="")
     make_class(tutor, csrf, "a")
     form = drill_form(app, SNIPPET, 30, 5)
     first = next(k for k in form if k[:1] == "s" and k[1:].isdigit())[1:]
     version = app.state.library.get(SNIPPET).version
-    assert tutor.post(f"/teach/stats/{SNIPPET}/alternatives", data={
-        "csrf": csrf, "version": version, "first": first, "last": first, "text": "alt_name"},
-        follow_redirects=False).status_code == 303
+    assert (
+        tutor.post(
+            f"/teach/stats/{SNIPPET}/alternatives",
+            data={"csrf": csrf, "version": version, "first": first, "last": first, "text": "alt_name"},
+            follow_redirects=False,
+        ).status_code
+        == 303
+    )
     for url in ("/teach/classes", f"/teach/stats/{SNIPPET}"):
         english = tutor.get(url + "?lang=en").text
         sid = re.search(r"Teacher ([0-9A-Za-z_-]{6})", english).group(1)
@@ -322,8 +434,12 @@ def test_csv_keeps_operator_and_number_answers_and_quotes_formulas(app):
     tutor, csrf = teacher(app)
     make_class(tutor, csrf, "a")
     pupil = learner(app, "a")
-    seed, form = next((seed, form) for seed in range(1, 200) for form in [drill_form(app, SNIPPET, 50, seed)]
-                      if {"-", "+", "0.0"} <= set(form.values()))
+    seed, form = next(
+        (seed, form)
+        for seed in range(1, 200)
+        for form in [drill_form(app, SNIPPET, 50, seed)]
+        if {"-", "+", "0.0"} <= set(form.values())
+    )
     keys = {text: next(k for k in form if k[:1] == "s" and form[k] == text) for text in ("-", "+", "0.0")}
     hostile = next(k for k in form if k[:1] == "s" and k[1:].isdigit() and k not in keys.values())
     submit(pupil, seed, {keys["-"]: "+", keys["+"]: "-2+3", keys["0.0"]: "-1", hostile: "@SUM(A1)"}, rate=50)

@@ -1,5 +1,6 @@
 """`python -m app.snippets check`: compiler-style lines and exit codes, never a traceback;
 and the validation rules it shares with uploads."""
+
 import asyncio
 import re
 import subprocess
@@ -19,8 +20,7 @@ WEAK = "assert callable(hypot)\n"
 
 
 def snippet_text(check: str, code: str = CODE, level: str = "1") -> str:
-    return (f"---\ntitle: t\nsummary: s\nlevel: {level}\n---\n\n"
-            f"```python\n{code}```\n\n```python check\n{check}```\n")
+    return f"---\ntitle: t\nsummary: s\nlevel: {level}\n---\n\n```python\n{code}```\n\n```python check\n{check}```\n"
 
 
 def line_of(text: str, needle: str) -> int:
@@ -29,9 +29,13 @@ def line_of(text: str, needle: str) -> int:
 
 @pytest.fixture
 def files(tmp_path: Path) -> dict[str, Path]:
-    texts = {"good.md": snippet_text(STRONG), "wrong.md": snippet_text(WRONG), "weak.md": snippet_text(WEAK),
-             "bad.md": snippet_text("assert True\n", code="def f(x):\n    return x +\n", level="9"),
-             "_index.md": "# Home\n"}
+    texts = {
+        "good.md": snippet_text(STRONG),
+        "wrong.md": snippet_text(WRONG),
+        "weak.md": snippet_text(WEAK),
+        "bad.md": snippet_text("assert True\n", code="def f(x):\n    return x +\n", level="9"),
+        "_index.md": "# Home\n",
+    }
     paths = {name: tmp_path / name for name in [*texts, "binary.md", "latin1.md"]}
     for name, text in texts.items():
         paths[name].write_text(text, encoding="utf-8")
@@ -41,8 +45,13 @@ def files(tmp_path: Path) -> dict[str, Path]:
 
 
 def cli(*args, timeout: float = 120) -> subprocess.CompletedProcess:
-    done = subprocess.run([sys.executable, "-m", "app.snippets", *map(str, args)], cwd=PROJECT_DIR,
-                          capture_output=True, text=True, timeout=timeout)
+    done = subprocess.run(
+        [sys.executable, "-m", "app.snippets", *map(str, args)],
+        cwd=PROJECT_DIR,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     # A traceback of the CLI's own would pass through its main(); the sandbox's fork server shares
     # stderr, so only the CLI's frames are looked for there.
     assert "Traceback" not in done.stdout and "app/snippets/" not in done.stderr
@@ -63,7 +72,7 @@ def test_format_problems_come_one_per_line_with_the_file_line(files):
     problems, texts = lines[0::2], lines[1::2]
     assert all(line.startswith(f"{bad}:") for line in problems) and len(lines) == 4
     assert problems[0].startswith(f"{bad}:1: ")  # the level, in the front matter
-    number = line_of(bad.read_text(), 'return x +')
+    number = line_of(bad.read_text(), "return x +")
     assert re.match(rf"{re.escape(str(bad))}:{number}:\d+: ", problems[1])
     assert texts == ["    " + bad.read_text().split("\n")[0], "    " + bad.read_text().split("\n")[number - 1]]
 
@@ -81,11 +90,15 @@ def test_unreadable_inputs_get_one_clear_line_each(files, tmp_path):
 def test_files_starting_with_underscore_are_skipped(files):
     done = cli("check", "--no-run", files["_index.md"], files["good.md"])
     assert done.returncode == 0
-    assert done.stdout.splitlines()[0] == f"{files['_index.md']}: skipped (files whose name starts with '_' are not snippets)"
+    assert (
+        done.stdout.splitlines()[0]
+        == f"{files['_index.md']}: skipped (files whose name starts with '_' are not snippets)"
+    )
 
 
-@pytest.mark.parametrize("args", [[], ["check"], ["check", "--no-run", "--strength", "x.md"],
-                                  ["check", "--bogus", "x.md"], ["lint", "x.md"]])
+@pytest.mark.parametrize(
+    "args", [[], ["check"], ["check", "--no-run", "--strength", "x.md"], ["check", "--bogus", "x.md"], ["lint", "x.md"]]
+)
 def test_usage_errors_exit_2(args):
     done = cli(*args)
     assert done.returncode == 2 and done.stdout == "" and "usage:" in done.stderr
@@ -108,7 +121,9 @@ def test_runs_the_reference_and_measures_the_check(files):
     first, last = line_of(snippet_text(WEAK), "import math"), line_of(snippet_text(WEAK), "return math.sqrt")
     assert survivors and all(first <= int(line.split(":")[1]) <= last for line in survivors)
     assert re.fullmatch(rf"{re.escape(weak)}:\d+:\d+: mutant '.+' → '.+' survives: .+", survivors[0])
-    assert out[-2].startswith(f"{wrong}:{line_of(snippet_text(WRONG), 'hypot(1, 1) == 2')}:8: ")  # the failing comparison, column 8
+    assert out[-2].startswith(
+        f"{wrong}:{line_of(snippet_text(WRONG), 'hypot(1, 1) == 2')}:8: "
+    )  # the failing comparison, column 8
     assert "hypot(1, 1) should be 2" in out[-2]
     assert out[-1] == "    assert hypot(1, 1) == 2, 'hypot(1, 1) should be 2'"  # the failing file line itself
 
@@ -123,6 +138,7 @@ def test_plain_python_runner(files):
 
 
 # -- the rules themselves, with a stand-in sandbox ------------------------------------------
+
 
 class Stub:
     """Answers every run with one verdict, or raises one exception."""
@@ -163,8 +179,11 @@ def test_a_timeout_and_a_busy_sandbox_are_problems():
 
 
 def test_format_problems_skip_the_run_and_come_all_at_once():
-    report = asyncio.run(validate(snippet_text("", code="def f(x) return x\n", level="7"), "BAD id", sandbox=Stub(None),
-                                  taken=lambda i: True))
+    report = asyncio.run(
+        validate(
+            snippet_text("", code="def f(x) return x\n", level="7"), "BAD id", sandbox=Stub(None), taken=lambda i: True
+        )
+    )
     assert report.snippet is None and report.verdict is None and len(report.problems) >= 4
 
 

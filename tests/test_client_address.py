@@ -1,4 +1,5 @@
 """The client's address: the socket's peer, or a trusted proxy's X-Forwarded-For entries only."""
+
 import pytest
 
 from app.web.client_address import client_address, trusted_networks

@@ -1,6 +1,7 @@
 """A course at once through a real uvicorn server and the `codecloze import` CLI against the
 same database: every problem of every file, all or nothing, and the home page in the order of
 the course's `_index.md`. Hostile archives are refused whole."""
+
 import io
 import os
 import shutil
@@ -86,8 +87,7 @@ def tarred(folder: Path) -> bytes:
 
 
 def post(url: str, data: bytes, query: str = "", kind: str = "application/zip") -> httpx.Response:
-    return httpx.post(f"{url}/api/import{query}", content=data, headers={**BEARER, "content-type": kind},
-                      timeout=600)
+    return httpx.post(f"{url}/api/import{query}", content=data, headers={**BEARER, "content-type": kind}, timeout=600)
 
 
 def uploaded(url: str) -> list[str]:
@@ -96,8 +96,14 @@ def uploaded(url: str) -> list[str]:
 
 def cli(course: dict, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, **course["env"], "CODECLOZE_DATA_DIR": str(course["data"])}
-    return subprocess.run([sys.executable, "-m", "app.teach.cli", "import", *args], capture_output=True, text=True,
-                          env=env, timeout=900, cwd=PROJECT_DIR)
+    return subprocess.run(
+        [sys.executable, "-m", "app.teach.cli", "import", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+        cwd=PROJECT_DIR,
+    )
 
 
 def test_an_archive_with_one_broken_file_saves_nothing_and_lists_its_problems(course):
@@ -165,13 +171,16 @@ def bomb() -> bytes:
     return out.getvalue()
 
 
-@pytest.mark.parametrize("data, words", [
-    (lambda f: zipped(f, {"../../escape.md": b"---\n"}), "路径不允许"),
-    (lambda f: zipped(f, {"/etc/cron.d/x.md": b"---\n"}), "路径不允许"),
-    (lambda f: bomb(), "上限是 256 KB"),
-    (lambda f: b"not an archive at all", "不是 zip 或 tar"),
-    (lambda f: zipped(f, {f"many/{n}.txt": b"" for n in range(250)}), "超过 200 个"),
-])
+@pytest.mark.parametrize(
+    "data, words",
+    [
+        (lambda f: zipped(f, {"../../escape.md": b"---\n"}), "路径不允许"),
+        (lambda f: zipped(f, {"/etc/cron.d/x.md": b"---\n"}), "路径不允许"),
+        (lambda f: bomb(), "上限是 256 KB"),
+        (lambda f: b"not an archive at all", "不是 zip 或 tar"),
+        (lambda f: zipped(f, {f"many/{n}.txt": b"" for n in range(250)}), "超过 200 个"),
+    ],
+)
 def test_hostile_archives_are_refused_whole(course, tmp_path, data, words):
     before = uploaded(course["url"])
     folder = tmp_path / "one"

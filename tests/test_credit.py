@@ -1,5 +1,6 @@
 """Execution credit over HTTP: a non-matching answer that passes is 运行接受 only where the version's
 check-strength analysis found the position caught; comments in answers are refused."""
+
 import re
 import time
 
@@ -22,6 +23,7 @@ def analysed(client, snippet_id: str, timeout: float = 300) -> dict:
 
     async def start():
         app.state.strength_jobs.start(snippet, app.state.sandbox, engine)
+
     if (strength_rows.load(engine, snippet.id, snippet.version) or {}).get("state") != "complete":
         client.portal.call(start)
     deadline = time.monotonic() + timeout
@@ -90,10 +92,11 @@ def test_nope_for_d_in_n_d_equals_q_shape_is_wrong(running_client):
     app, snippet_id = running_client.app, "mlm-flash-forward"
     snippet = app.state.library.get(snippet_id)
     d = next(s for s in eligible_spans(snippet.code) if s.text == "d")  # `N, d = Q.shape`, the first d
-    assert snippet.code[d.start - 3:d.end + 10] == "N, d = Q.shape"
+    assert snippet.code[d.start - 3 : d.end + 10] == "N, d = Q.shape"
     seed, key = blank_at(snippet, d.index)
-    data = running_client.post(f"/s/{snippet_id}/drill", data=drill_form(app, snippet_id, 10, seed, **{key: "nope"}),
-                               headers=JSON).json()["result"]
+    data = running_client.post(
+        f"/s/{snippet_id}/drill", data=drill_form(app, snippet_id, 10, seed, **{key: "nope"}), headers=JSON
+    ).json()["result"]
     assert data["run"]["status"] != "passed" and "NameError" in data["run"]["message"]
     assert [b["state"] for b in data["blanks"] if b["key"] == key] == ["wrong"]
 
@@ -139,13 +142,11 @@ def test_before_the_analysis_a_passing_answer_is_not_credited_and_the_analysis_s
     answers = right_answers(app, snippet_id)
     key = next(k for k, v in answers.items() if v == "max(m, row[j].item())")
     answers[key] = "max(row[j].item(), m)"
-    marked = states(running_client.post(f"/s/{snippet_id}", data={"version": snippet.version, **answers},
-                                        headers=JSON))
+    marked = states(running_client.post(f"/s/{snippet_id}", data={"version": snippet.version, **answers}, headers=JSON))
     assert marked[key] == "unproven"
     assert strength_rows.load(engine, snippet.id, snippet.version)["state"] in ("running", "complete")
     analysed(running_client, snippet_id)
-    marked = states(running_client.post(f"/s/{snippet_id}", data={"version": snippet.version, **answers},
-                                        headers=JSON))
+    marked = states(running_client.post(f"/s/{snippet_id}", data={"version": snippet.version, **answers}, headers=JSON))
     assert marked[key] == "accepted"  # a span blank: every position in it is caught
 
 
@@ -167,11 +168,13 @@ def attempts(app) -> int:
     from sqlalchemy import func, select
 
     from app.db.tables import attempts as table
+
     with app.state.store.engine.connect() as db:
         return db.execute(select(func.count()).select_from(table)).scalar()
 
 
 def test_a_hash_inside_a_string_is_no_comment(client):
     from app.engine.tokens import has_comment
+
     assert has_comment("size  # note") and has_comment("x#") and not has_comment("'#'") and not has_comment("x")
     assert not has_comment('f"{a}#"') and has_comment("'a' # b")

@@ -1,4 +1,5 @@
 """Fair scoring and clear verdicts: literal values, empty blanks, revealed blanks, failed checks."""
+
 import json
 import re
 from html import unescape
@@ -16,10 +17,18 @@ from tests.helpers import drill_form, right_answers
 JSON = {"accept": "application/json"}
 
 
-@pytest.mark.parametrize("given, expected", [
-    ("1e-6", "0.000001"), ("10000.0", "1e4"), ("0x10", "16"), ("1_000", "1000"), ("1E4", "10000.0"),
-    ("x * 1e-6", "x*0.000001"), ("2j", "2.0j"),
-])
+@pytest.mark.parametrize(
+    "given, expected",
+    [
+        ("1e-6", "0.000001"),
+        ("10000.0", "1e4"),
+        ("0x10", "16"),
+        ("1_000", "1000"),
+        ("1E4", "10000.0"),
+        ("x * 1e-6", "x*0.000001"),
+        ("2j", "2.0j"),
+    ],
+)
 def test_numbers_compare_by_value(given, expected):
     assert is_match(given, expected)
 
@@ -59,7 +68,10 @@ def test_empty_blanks_are_not_run_and_the_filled_ones_are_scored(running_client)
     assert states[keys[0]] == states[keys[1]] == "empty" and set(states.values()) == {"right", "empty"}
     html = post(running_client, "mlm-online-softmax", form).text
     assert "2 个空还没填，代码没有运行" in html and "SyntaxError" not in html and 'class="verdict' not in html
-    form[keys[0]], form[keys[1]] = right_answers(running_client.app, "mlm-online-softmax", 20, 5)[keys[0]], "no_such_name"
+    form[keys[0]], form[keys[1]] = (
+        right_answers(running_client.app, "mlm-online-softmax", 20, 5)[keys[0]],
+        "no_such_name",
+    )
     data = post(running_client, "mlm-online-softmax", form, **JSON).json()["result"]
     assert data["run"]["status"] in ("error", "failed") and data["empty"] == 0  # all filled: it runs
 
@@ -117,7 +129,6 @@ def test_a_wrong_span_shows_a_token_diff(client):
     assert "diffs" not in post(client, "mlm-flash-forward", token_form, **{"HX-Request": "true"}).text
 
 
-
 def test_a_wrong_fixed_blank_of_an_exercise_shows_a_token_diff(client):
     snippet = client.app.state.library.get("ex2-online-softmax")
     answers = right_answers(client.app, "ex2-online-softmax")
@@ -127,8 +138,9 @@ def test_a_wrong_fixed_blank_of_an_exercise_shows_a_token_diff(client):
     diffs = html.split('<ul class="diffs">')[1].split("</ul>")[0]
     assert diffs.count("<li>") == 1 and "<ins>-</ins>" in diffs and "<ins>keepdim</ins>" in diffs
     assert "<span>values</span>" in diffs  # the tokens in common, as they are
-    right = client.post("/s/ex2-online-softmax", data={"version": snippet.version,
-                                                      **right_answers(client.app, "ex2-online-softmax")}).text
+    right = client.post(
+        "/s/ex2-online-softmax", data={"version": snippet.version, **right_answers(client.app, "ex2-online-softmax")}
+    ).text
     assert '<ul class="diffs">' not in right
 
 
@@ -171,37 +183,49 @@ def test_a_failed_check_without_a_message_shows_its_line(bare_client):
     assert "验证未通过" in html and "验证代码 第 2 行：" in html and "断言不成立：assert double(3) == 6" in html
 
 
-@pytest.mark.parametrize("status, message, shown", [
-    ("timeout", "CPU time limit (2 s) reached", "超出 CPU 时间上限（2 秒）"),
-    ("timeout", "wall-clock limit (4 s) reached", "超出运行时间上限（4 秒）"),
-    ("memory", "memory limit (1024 MiB) reached: MemoryError", "超出内存上限（1024 MiB）"),
-    ("error", "exited with code 3 before the check finished", "代码在验证完成前退出（退出码 3）"),
-    ("error", "SystemExit(0): the code exited before the check finished", "代码调用了 SystemExit(0)，在验证完成前退出"),
-    ("crashed", "killed by SIGSEGV (Segmentation fault)", "进程被信号 SIGSEGV 终止"),
-    ("error", "NameError: name 'm_ij' is not defined", "NameError: name 'm_ij' is not defined"),
-    ("failed", "AssertionError", "断言不成立：assert b"),
-    ("failed", "online_softmax 结果不正确", "online_softmax 结果不正确"),
-])
+@pytest.mark.parametrize(
+    "status, message, shown",
+    [
+        ("timeout", "CPU time limit (2 s) reached", "超出 CPU 时间上限（2 秒）"),
+        ("timeout", "wall-clock limit (4 s) reached", "超出运行时间上限（4 秒）"),
+        ("memory", "memory limit (1024 MiB) reached: MemoryError", "超出内存上限（1024 MiB）"),
+        ("error", "exited with code 3 before the check finished", "代码在验证完成前退出（退出码 3）"),
+        (
+            "error",
+            "SystemExit(0): the code exited before the check finished",
+            "代码调用了 SystemExit(0)，在验证完成前退出",
+        ),
+        ("crashed", "killed by SIGSEGV (Segmentation fault)", "进程被信号 SIGSEGV 终止"),
+        ("error", "NameError: name 'm_ij' is not defined", "NameError: name 'm_ij' is not defined"),
+        ("failed", "AssertionError", "断言不成立：assert b"),
+        ("failed", "online_softmax 结果不正确", "online_softmax 结果不正确"),
+    ],
+)
 def test_verdict_messages_speak_the_learners_language(status, message, shown):
-    from app.sandbox.types import Verdict
     from app.learn.verdicts import learner_message
+    from app.sandbox.types import Verdict
+
     run = Verdict(status, message, part="check" if status == "failed" else "code", line=2)
     assert learner_message(run, "assert a\nassert b\n") == shown
 
 
 def test_cached_token_diff_html_equals_the_plain_one():
     from app.routes.outcome import _diff
+
     pairs = [("torch.maximum(a,b)", "torch.max(a, b)"), ("<b>&'", "x < y"), ("1e4", "10000.0"), ("", "q_i @ k_j.T")]
     for given, expected in pairs * 2:  # the second round is served from the cache
         assert _diff(given, expected) == _diff.__wrapped__(given, expected)
     assert "&lt;b&gt;&amp;" in _diff("<b>&'", "x < y")
 
 
-@pytest.mark.parametrize("query, says", [
-    ("unit=word", "挖空单位必须是 token、span 或 line 之一"),
-    ("kinds=names,keywords", "挖空种类只能是 names、literals、operators、punctuation、annotations"),
-    ("kinds=,", "挖空种类只能是"),
-])
+@pytest.mark.parametrize(
+    "query, says",
+    [
+        ("unit=word", "挖空单位必须是 token、span 或 line 之一"),
+        ("kinds=names,keywords", "挖空种类只能是 names、literals、operators、punctuation、annotations"),
+        ("kinds=,", "挖空种类只能是"),
+    ],
+)
 def test_a_bad_unit_or_kind_is_a_clear_422(client, query, says):
     page = client.get(f"/s/mlm-online-softmax/drill?rate=20&seed=1&{query}")
     assert page.status_code == 422 and says in page.text
@@ -210,4 +234,3 @@ def test_a_bad_unit_or_kind_is_a_clear_422(client, query, says):
     submitted = post(client, "mlm-online-softmax", form)
     assert submitted.status_code == 422 and says in submitted.text
     assert len(client.app.state.store.attempts_of(client.cookies.get("cc_learner") or "-")) == before
-

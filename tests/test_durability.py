@@ -1,5 +1,6 @@
 """Honest writes: nothing is confirmed before it is committed, a database that cannot be written
 says so (and changes nothing), and one bad row never takes other learners' attempts with it."""
+
 import sqlite3
 import threading
 from contextlib import contextmanager
@@ -8,9 +9,9 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
+from app.db.store import attempts
 from app.main import create_app
 from app.settings import Settings
-from app.db.store import attempts
 from tests.helpers import drill_form
 from tests.teach_helpers import TOKEN, snippet_text, stored_text
 
@@ -21,8 +22,7 @@ BEARER = {"authorization": f"Bearer {TOKEN}", "content-type": "text/markdown"}
 
 @pytest.fixture
 def settings(tmp_path):
-    return Settings(data_dir=tmp_path / "data", execution=False, use_cdn=False, teacher_token=TOKEN,
-                    db_busy_ms=200)
+    return Settings(data_dir=tmp_path / "data", execution=False, use_cdn=False, teacher_token=TOKEN, db_busy_ms=200)
 
 
 def stored_attempts(app) -> int:
@@ -69,11 +69,15 @@ def test_a_database_that_cannot_be_written_gives_a_clear_503_with_the_score(clie
 
 
 def test_a_refused_edit_never_goes_live(client, settings):
-    assert client.put("/api/snippets/square", content=snippet_text("Version 1").encode(), headers=BEARER).status_code == 201
+    assert (
+        client.put("/api/snippets/square", content=snippet_text("Version 1").encode(), headers=BEARER).status_code
+        == 201
+    )
     client.post("/api/snippets/square/publish", headers=BEARER)
     with locked(settings):
-        refused = client.put("/api/snippets/square", content=snippet_text("Version 2").encode(),
-                             headers={**BEARER, **JSON})
+        refused = client.put(
+            "/api/snippets/square", content=snippet_text("Version 2").encode(), headers={**BEARER, **JSON}
+        )
         assert refused.status_code == 503 and "没有做任何更改" in refused.json()["error"]
         assert "Version 1" in client.get("/s/square").text
     assert stored_text(client.app) == snippet_text("Version 1")
@@ -102,6 +106,7 @@ def test_a_lone_surrogate_is_refused_and_other_learners_are_stored(client):
 
     def post_good(form):
         statuses.append(client.post(URL, data=form, headers=JSON).status_code)
+
     threads = [threading.Thread(target=post_good, args=(f,)) for f in good]
     for t in threads:
         t.start()

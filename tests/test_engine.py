@@ -1,15 +1,14 @@
-from pathlib import Path
-
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app.engine.mask import SEED_MAX, blank_count, random_mask
 from app.engine.render import HoleState, render_code
 from app.engine.score import Hole, is_match, score, splice
 from app.engine.tokens import DEFAULT_KINDS, KINDS, candidate_spans, eligible_spans, token_sequence
+from app.learn.drills import random_drill
 from app.settings import PROJECT_DIR
 from app.snippets.library import SnippetLibrary
-from app.learn.drills import random_drill
 
 
 def bundled():
@@ -31,9 +30,33 @@ def test_eligible_tokens_follow_the_rules():
     assert texts(code) == ["f", "a", "b", "2", "x", "a", "max", "dim", "-", "1", "x", "+=", "len", "'s'", "x", "a"]
     assert "def" not in texts(code) and "=" not in texts(code) and ";" not in texts(code)
     everything = [s.text for s in candidate_spans(code)]
-    assert everything == ["f", "(", "a", ",", "b", "2", ")", ":",
-                          "x", "a", ".", "max", "(", "dim", "-", "1", ")",
-                          "x", "+=", "len", "(", "'s'", ")", "x", "a"]
+    assert everything == [
+        "f",
+        "(",
+        "a",
+        ",",
+        "b",
+        "2",
+        ")",
+        ":",
+        "x",
+        "a",
+        ".",
+        "max",
+        "(",
+        "dim",
+        "-",
+        "1",
+        ")",
+        "x",
+        "+=",
+        "len",
+        "(",
+        "'s'",
+        ")",
+        "x",
+        "a",
+    ]
     assert [s.text for s in eligible_spans(code, KINDS)] == everything
     assert {s.text for s in eligible_spans(code, ("punctuation",))} == {"(", ")", ",", ":", "."}
     assert [s.text for s in eligible_spans(code, ("operators",))] == ["-", "+="]
@@ -87,8 +110,10 @@ def test_eligible_counts_of_the_seed_drills():
     assert len(eligible_spans(SEED_FLASH_FORWARD)) == 139
     assert len(eligible_spans(SNIPPET_BY_ID["mlm-flash-forward"].code)) == 162
     # The completed function adds exactly the 23 eligible tokens of what the seed leaves out.
-    missing = "def flash_attention_forward(Q, K, V, block_size):\n    N, d = Q.shape\n" \
-              "    num_blocks = N // block_size\nq_start = i * block_size\nq_end = (i + 1) * block_size\n"
+    missing = (
+        "def flash_attention_forward(Q, K, V, block_size):\n    N, d = Q.shape\n"
+        "    num_blocks = N // block_size\nq_start = i * block_size\nq_end = (i + 1) * block_size\n"
+    )
     assert len(eligible_spans(missing)) == 23
     # Before: brackets, commas, colons and dots too.
     assert len(candidate_spans(SNIPPET_BY_ID["mlm-flash-forward"].code)) == 254  # 76 blanks at 30 %
@@ -97,29 +122,55 @@ def test_eligible_counts_of_the_seed_drills():
 def test_spans_point_at_their_text():
     for snippet in SNIPPETS:
         for span in eligible_spans(snippet.code):
-            assert snippet.code[span.start:span.end] == span.text
+            assert snippet.code[span.start : span.end] == span.text
 
 
-@pytest.mark.parametrize("given, expected", [
-    ("x.max(dim=-1)", " x . max ( dim = - 1 ) "),
-    ("'-inf'", '"-inf"'),
-    ("a  # a comment", "a"),
-])
+@pytest.mark.parametrize(
+    "given, expected",
+    [
+        ("x.max(dim=-1)", " x . max ( dim = - 1 ) "),
+        ("'-inf'", '"-inf"'),
+        ("a  # a comment", "a"),
+    ],
+)
 def test_whitespace_comments_and_quote_style_never_matter(given, expected):
     assert is_match(given, expected)
 
 
-@pytest.mark.parametrize("given, expected", [
-    ("torch.maximum(m_i, m_ij)", "torch.max(m_i, m_ij)"),
-    ("x", "y"), ("", "x"), ("1.0", "1"), ("(", ")"),
-])
+@pytest.mark.parametrize(
+    "given, expected",
+    [
+        ("torch.maximum(m_i, m_ij)", "torch.max(m_i, m_ij)"),
+        ("x", "y"),
+        ("", "x"),
+        ("1.0", "1"),
+        ("(", ")"),
+    ],
+)
 def test_different_tokens_do_not_match(given, expected):
     assert not is_match(given, expected)
 
 
-CODE_TEXT = st.lists(st.sampled_from([*"ab1_.()[]:,+-*/=<>!@%~^&|{}", "m_ij", "torch", "0x", "e5", " ", "\t",
-                                     "1e4", "10000.0", ".5", "0.5", "1_0", "10"]),
-                     max_size=8).map("".join)
+CODE_TEXT = st.lists(
+    st.sampled_from(
+        [
+            *"ab1_.()[]:,+-*/=<>!@%~^&|{}",
+            "m_ij",
+            "torch",
+            "0x",
+            "e5",
+            " ",
+            "\t",
+            "1e4",
+            "10000.0",
+            ".5",
+            "0.5",
+            "1_0",
+            "10",
+        ]
+    ),
+    max_size=8,
+).map("".join)
 
 
 @given(CODE_TEXT, CODE_TEXT)
@@ -192,6 +243,7 @@ def test_render_puts_one_input_per_hole_and_keeps_the_rest():
 def _slow_render(code, holes, shown=None):
     """The general path, for comparison with the span fast path."""
     import app.engine.render as render
+
     real = render._span_indices
     render._span_indices = lambda code, holes: None
     try:
@@ -214,10 +266,12 @@ def test_fast_mask_render_equals_the_general_one(snippet, rate, seed):
 
 
 def test_inert_places_are_kinds_of_their_own_and_not_blanks_by_default():
-    code = ('import logging, warnings\n\n\n@functools.cache\ndef f(x: int, y: "list[int]" = None) -> dict[str, int]:\n'
-            '    """Doc."""\n    a: float = x @ y\n    print("hi", a, f"v={a}")\n    logging.info("m %s", a)\n'
-            '    logger.warning("w")\n    warnings.warn("old", DeprecationWarning)\n    assert a, "no"\n'
-            '    if a:\n        raise ValueError("bad " + str(a))\n    return {"k": a}\n')
+    code = (
+        'import logging, warnings\n\n\n@functools.cache\ndef f(x: int, y: "list[int]" = None) -> dict[str, int]:\n'
+        '    """Doc."""\n    a: float = x @ y\n    print("hi", a, f"v={a}")\n    logging.info("m %s", a)\n'
+        '    logger.warning("w")\n    warnings.warn("old", DeprecationWarning)\n    assert a, "no"\n'
+        '    if a:\n        raise ValueError("bad " + str(a))\n    return {"k": a}\n'
+    )
     kinds = {}
     for span in candidate_spans(code):
         kinds.setdefault(span.kind, []).append(span.text)
@@ -231,14 +285,19 @@ def test_inert_places_are_kinds_of_their_own_and_not_blanks_by_default():
     opted = [s.text for s in eligible_spans(code, ("names", "literals", "operators", "annotations", "messages"))]
     assert "float" in opted and '"hi"' in opted and '"""Doc."""' not in opted
     # The candidate index is the same whichever kinds a mask uses.
-    assert [s.index for s in eligible_spans(code)] == [s.index for s in candidate_spans(code)
-                                                       if s.kind in DEFAULT_KINDS]
+    assert [s.index for s in eligible_spans(code)] == [
+        s.index for s in candidate_spans(code) if s.kind in DEFAULT_KINDS
+    ]
 
 
 def test_the_seed_drills_have_no_inert_places():
     for snippet_id in ("mlm-online-softmax", "mlm-blocked-attention", "mlm-flash-forward"):
-        assert not {s.kind for s in candidate_spans(SNIPPET_BY_ID[snippet_id].code)} - {"names", "literals",
-                                                                                        "operators", "punctuation"}
+        assert not {s.kind for s in candidate_spans(SNIPPET_BY_ID[snippet_id].code)} - {
+            "names",
+            "literals",
+            "operators",
+            "punctuation",
+        }
 
 
 def test_a_mask_may_opt_into_the_inert_kinds():

@@ -1,4 +1,5 @@
 """Submissions run in the sandbox: verdicts beside the token score, through the HTTP path."""
+
 import re
 
 from tests.helpers import drill_form, right_answers
@@ -28,9 +29,11 @@ def test_error_points_at_the_line_of_the_code_as_the_page_numbers_it(running_cli
     answers = right_answers(app, "ex3-blocked-matmul")
     first = snippet.blanks[0]
     answers[f"c{first.index}"] = "Q[undefined_name]"
-    data = running_client.post("/s/ex3-blocked-matmul", data={"version": snippet.version, **answers}, headers=JSON).json()
+    data = running_client.post(
+        "/s/ex3-blocked-matmul", data={"version": snippet.version, **answers}, headers=JSON
+    ).json()
     run = data["result"]["run"]
-    line = snippet.code[:first.start].count("\n") + 1
+    line = snippet.code[: first.start].count("\n") + 1
     assert run["status"] == "error" and "NameError" in run["message"]
     assert run["part"] == "code" and run["line"] == line
     html = running_client.post("/s/ex3-blocked-matmul", data={"version": snippet.version, **answers}).text
@@ -38,7 +41,7 @@ def test_error_points_at_the_line_of_the_code_as_the_page_numbers_it(running_cli
     english = running_client.post("/s/ex3-blocked-matmul?lang=en", data={"version": snippet.version, **answers}).text
     running_client.cookies.delete("lang")  # the module's other tests read Chinese pages
     # A space between the place and Python's message (the Chinese colon is full width and needs none).
-    assert f'Code, line {line}: <code>NameError' in english
+    assert f"Code, line {line}: <code>NameError" in english
 
 
 def test_failed_check_shows_the_assertion_message(running_client):
@@ -47,7 +50,9 @@ def test_failed_check_shows_the_assertion_message(running_client):
     answers = right_answers(app, "ex2-online-softmax")
     last = snippet.blanks[-1]
     answers[f"c{last.index}"] = "math.exp(row[j].item() - m) / l / 2"
-    run = run_of(running_client.post("/s/ex2-online-softmax", data={"version": snippet.version, **answers}, headers=JSON))
+    run = run_of(
+        running_client.post("/s/ex2-online-softmax", data={"version": snippet.version, **answers}, headers=JSON)
+    )
     assert run["status"] == "failed" and "online_softmax 结果不正确" in run["message"]
 
 
@@ -55,19 +60,24 @@ def test_an_endless_answer_times_out_and_the_next_one_runs(running_client):
     snippet = running_client.app.state.library.get("ex1-attention-memory")
     answers = right_answers(running_client.app, "ex1-attention-memory")
     answers["c0"] = "any(iter(int, 1))"  # int() is 0 forever
-    run = run_of(running_client.post("/s/ex1-attention-memory", data={"version": snippet.version, **answers},
-                                     headers=JSON))
+    run = run_of(
+        running_client.post("/s/ex1-attention-memory", data={"version": snippet.version, **answers}, headers=JSON)
+    )
     assert run["status"] == "timeout" and "2" in run["message"]
     answers["c0"] = "N * d * bytes_per_float"
-    run = run_of(running_client.post("/s/ex1-attention-memory", data={"version": snippet.version, **answers},
-                                     headers=JSON))
+    run = run_of(
+        running_client.post("/s/ex1-attention-memory", data={"version": snippet.version, **answers}, headers=JSON)
+    )
     assert run["status"] == "passed"
 
 
 def test_health_lists_active_protections(running_client):
     data = running_client.get("/healthz").json()
-    assert data["execution"] == "on" and data["protections"] and all(
-        isinstance(v, bool) for v in data["protections"].values())
+    assert (
+        data["execution"] == "on"
+        and data["protections"]
+        and all(isinstance(v, bool) for v in data["protections"].values())
+    )
     assert {"cgroup_memory", "cgroup_pids", "cgroup_cpu", "minimal_root"} <= set(data["protections"])
     accounting = data["accounting"]
     assert accounting["tree_limits"] in ("cgroup", "polling")
@@ -86,6 +96,8 @@ def test_a_passing_answer_is_unproven_until_the_check_strength_is_known(running_
     response = running_client.post("/s/ex4-flash-forward", data={"version": snippet.version, **answers})
     assert re.search(rf'class="blank unproven" name="{key}"', response.text)
     assert "验证在这些位置无法确认答案" in response.text
-    data = running_client.post("/s/ex4-flash-forward", data={"version": snippet.version, **answers}, headers=JSON).json()
+    data = running_client.post(
+        "/s/ex4-flash-forward", data={"version": snippet.version, **answers}, headers=JSON
+    ).json()
     assert data["result"]["run"]["status"] == "passed"
     assert [b["state"] for b in data["result"]["blanks"] if b["key"] == key] == ["unproven"]

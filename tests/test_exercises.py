@@ -1,10 +1,16 @@
 """The five fixed exercises: blanks, hints, answers, explanation and the short-answer questions."""
+
 import re
 
 from tests.helpers import input_names, right_answers
 
-EXERCISES = ["ex1-attention-memory", "ex2-online-softmax", "ex3-blocked-matmul", "ex4-flash-forward",
-             "ex5-flash-backward"]
+EXERCISES = [
+    "ex1-attention-memory",
+    "ex2-online-softmax",
+    "ex3-blocked-matmul",
+    "ex4-flash-forward",
+    "ex5-flash-backward",
+]
 
 
 def submit(client, snippet_id, answers, **extra):
@@ -57,19 +63,19 @@ def test_questions_show_the_reference_beside_the_learners_text_and_store_a_ratin
     html = response.text
     assert "因为 S 是 N×N 的" in html and "（未作答）" in html
     assert "计算换显存" in html or "O(N^2)" in html or "O(B^2)" in html
-    attempt = int(re.search(r'/attempts/(\d+)/rating', html).group(1))
-    rated = client.post(f"/attempts/{attempt}/rating", data={"question": "0", "rating": "good"},
-                        headers={"HX-Request": "true"})
+    attempt = int(re.search(r"/attempts/(\d+)/rating", html).group(1))
+    rated = client.post(
+        f"/attempts/{attempt}/rating", data={"question": "0", "rating": "good"}, headers={"HX-Request": "true"}
+    )
     assert rated.status_code == 200 and "良好" in rated.text
     stored = client.app.state.store.responses_of(attempt)
-    assert [(r["question"], r["text"], r["rating"]) for r in stored] == [
-        (0, "因为 S 是 N×N 的", "good"), (1, "", None)]
+    assert [(r["question"], r["text"], r["rating"]) for r in stored] == [(0, "因为 S 是 N×N 的", "good"), (1, "", None)]
 
 
 def test_another_learner_cannot_rate_my_answer(client):
     answers = right_answers(client.app, "ex5-flash-backward")
     html = submit(client, "ex5-flash-backward", answers, q0="x", q1="y").text
-    attempt = int(re.search(r'/attempts/(\d+)/rating', html).group(1))
+    attempt = int(re.search(r"/attempts/(\d+)/rating", html).group(1))
     client.cookies.set("cc_learner", "f" * 32, domain="testserver.local")
     response = client.post(f"/attempts/{attempt}/rating", data={"question": "0", "rating": "easy"})
     assert response.status_code == 404

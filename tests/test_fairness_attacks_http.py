@@ -2,6 +2,7 @@
 while an honest learner with a history submits: many new ids with sleeping jobs, and colluding
 ids holding the slots with jobs that sleep to the wall limit. Goal: the honest learner's p99
 verdict under 1 s, and never a 503."""
+
 import concurrent.futures
 import re
 import threading
@@ -34,15 +35,24 @@ SLEEP_TO_THE_WALL = "__import__('time').sleep(60) or 0"
 def served(tmp_path_factory):
     snippets = copy_snippets(tmp_path_factory.mktemp("snips"))
     (snippets / "slow-answer.md").write_text(SNIPPET, encoding="utf-8")
-    with running_server(tmp_path_factory.mktemp("attacks"), CODECLOZE_SNIPPETS_DIR=str(snippets),
-                        CODECLOZE_WORKERS="2", CODECLOZE_CPU_SECONDS="2", CODECLOZE_WALL_SECONDS="3",
-                        CODECLOZE_MEMORY_MB="256") as url:
+    with running_server(
+        tmp_path_factory.mktemp("attacks"),
+        CODECLOZE_SNIPPETS_DIR=str(snippets),
+        CODECLOZE_WORKERS="2",
+        CODECLOZE_CPU_SECONDS="2",
+        CODECLOZE_WALL_SECONDS="3",
+        CODECLOZE_MEMORY_MB="256",
+    ) as url:
         yield url
 
 
 def client(url: str, source: str) -> httpx.Client:
-    return httpx.Client(base_url=url, timeout=60, headers={"origin": url, "accept": "application/json"},
-                        transport=httpx.HTTPTransport(local_address=source))
+    return httpx.Client(
+        base_url=url,
+        timeout=60,
+        headers={"origin": url, "accept": "application/json"},
+        transport=httpx.HTTPTransport(local_address=source),
+    )
 
 
 def version(url: str) -> str:

@@ -1,4 +1,5 @@
 """The fair queue through the real submission path: learners behind one address, real uvicorn."""
+
 import concurrent.futures
 import time
 
@@ -30,16 +31,25 @@ SLOW_ANSWER = "__import__('time').sleep(1.2) or 0"
 def server(tmp_path_factory):
     snippets = copy_snippets(tmp_path_factory.mktemp("snips"))
     (snippets / "slow-answer.md").write_text(SNIPPET, encoding="utf-8")
-    settings = Settings(data_dir=tmp_path_factory.mktemp("fair-data"), snippets_dir=snippets, use_cdn=False,
-                        cpu_seconds=2, wall_seconds=3, memory_mb=256, workers=2, new_learners_per_minute=4)
+    settings = Settings(
+        data_dir=tmp_path_factory.mktemp("fair-data"),
+        snippets_dir=snippets,
+        use_cdn=False,
+        cpu_seconds=2,
+        wall_seconds=3,
+        memory_mb=256,
+        workers=2,
+        new_learners_per_minute=4,
+    )
     with ThreadedServer(create_app(settings)) as live:
         yield live
 
 
 def _submit(http, version: str, answer: str):
     started = time.perf_counter()
-    response = http.post("/s/slow-answer", data={"version": version, "c0": answer},
-                         headers={"accept": "application/json"})
+    response = http.post(
+        "/s/slow-answer", data={"version": version, "c0": answer}, headers={"accept": "application/json"}
+    )
     return response, time.perf_counter() - started
 
 

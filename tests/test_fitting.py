@@ -1,20 +1,21 @@
 """Per-learner FSRS parameters are fitted in the background, never while a request waits."""
+
 import random
 import time
 import urllib.parse
 import urllib.request
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from fsrs.scheduler import DEFAULT_PARAMETERS
 from sqlalchemy import select
 
+from app.db.store import AttemptRecord, Store
 from app.engine.tokens import eligible_spans
 from app.memory.fitting import needs_fit, review_logs
 from app.memory.identity import Identity
 from app.memory.learner_model import learner_model
 from app.memory.tables import models
-from app.db.store import AttemptRecord, Store
 from tests.conftest import running_server
 from tests.helpers import drill_form
 from tests.memory_helpers import SNIPPET
@@ -25,13 +26,30 @@ LEARNER = "f" * 32
 
 def write_history(store: Store, code: str, version: str, days: int, per_day: int) -> int:
     """A month of drills written through the store's own batch path; the token reviews written."""
-    spans, rng, start = eligible_spans(code), random.Random(5), datetime.now(timezone.utc) - timedelta(days=days)
+    spans, rng, start = eligible_spans(code), random.Random(5), datetime.now(UTC) - timedelta(days=days)
     for day in range(days):
         picked = rng.sample(spans, per_day)
-        blanks = tuple({"span": s.index, "key": f"s{s.index}", "expected": s.text, "given": s.text,
-                        "state": "right" if rng.random() < 0.8 else "wrong"} for s in picked)
-        record = AttemptRecord(LEARNER, SNIPPET, version, "random", 30, day,
-                               {b["key"]: b["state"] == "right" for b in blanks}, blanks=blanks, code=code)
+        blanks = tuple(
+            {
+                "span": s.index,
+                "key": f"s{s.index}",
+                "expected": s.text,
+                "given": s.text,
+                "state": "right" if rng.random() < 0.8 else "wrong",
+            }
+            for s in picked
+        )
+        record = AttemptRecord(
+            LEARNER,
+            SNIPPET,
+            version,
+            "random",
+            30,
+            day,
+            {b["key"]: b["state"] == "right" for b in blanks},
+            blanks=blanks,
+            code=code,
+        )
         store._write_attempts([(day + 1, record, start + timedelta(days=day))])
     return days * per_day
 
@@ -45,15 +63,17 @@ def test_fitting_runs_after_the_response_in_another_process_and_drives_the_learn
         assert len(review_logs(db, LEARNER)) == written and learner_model(db, LEARNER).reviews == written
     store.close()
     cookie = Identity(SECRET).cookie_value(LEARNER)
-    with running_server(tmp_path, CODECLOZE_FIT_REVIEWS="500", CODECLOZE_EXECUTION="false",
-                        CODECLOZE_SECRET_KEY=SECRET) as url:
+    with running_server(
+        tmp_path, CODECLOZE_FIT_REVIEWS="500", CODECLOZE_EXECUTION="false", CODECLOZE_SECRET_KEY=SECRET
+    ) as url:
         form = urllib.parse.urlencode(drill_form(main_app, SNIPPET, 30, 1)).encode()
-        request = urllib.request.Request(f"{url}/s/{SNIPPET}/drill", data=form,
-                                         headers={"Cookie": f"cc_learner={cookie}"})
+        request = urllib.request.Request(
+            f"{url}/s/{SNIPPET}/drill", data=form, headers={"Cookie": f"cc_learner={cookie}"}
+        )
         started = time.monotonic()
         with urllib.request.urlopen(request, timeout=30) as response:
             assert response.status == 200
-        answered, answered_at = time.monotonic() - started, datetime.now(timezone.utc)
+        answered, answered_at = time.monotonic() - started, datetime.now(UTC)
         store = Store(f"sqlite:///{tmp_path / 'codecloze.db'}")
         try:
             deadline, row = time.monotonic() + 900, None  # a fit takes minutes on a loaded machine
@@ -64,7 +84,7 @@ def test_fitting_runs_after_the_response_in_another_process_and_drives_the_learn
                     break
                 time.sleep(0.5)
             assert row.parameters, "no parameters were fitted"
-            assert answered < 5 and row.fitted_at.replace(tzinfo=timezone.utc) > answered_at  # after the response
+            assert answered < 5 and row.fitted_at.replace(tzinfo=UTC) > answered_at  # after the response
             assert row.fitted_reviews >= written and len(row.parameters) == len(DEFAULT_PARAMETERS)
             assert any(abs(a - b) > 1e-6 for a, b in zip(row.parameters, DEFAULT_PARAMETERS))
             with store.engine.connect() as db:

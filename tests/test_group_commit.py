@@ -1,5 +1,6 @@
 """Group commit: a write returns only once committed, batches form under load, one bad row
 is refused alone, and an outage fails its batch without a row-by-row crawl."""
+
 import asyncio
 import threading
 
@@ -95,13 +96,15 @@ def test_an_outage_fails_the_batch_and_marks_the_writer_unhealthy():
 def test_many_threads_and_the_event_loop_lose_nothing():
     sink = Sink()
     writer = GroupCommit(sink, is_outage=outage)
-    threads = [threading.Thread(target=lambda t=t: [writer.submit((t, i)).result(5) for i in range(200)])
-               for t in range(4)]
+    threads = [
+        threading.Thread(target=lambda t=t: [writer.submit((t, i)).result(5) for i in range(200)]) for t in range(4)
+    ]
     for t in threads:
         t.start()
 
     async def from_the_loop():
         await asyncio.gather(*(writer.write(("loop", i)) for i in range(200)))
+
     asyncio.run(from_the_loop())
     for t in threads:
         t.join()

@@ -1,5 +1,6 @@
 """The hostile corpus through the real HTTP submission path, as whole snippets (a teacher's upload
 runs its reference code) and as blank answers, against a real uvicorn server."""
+
 import json
 import statistics
 import threading
@@ -19,8 +20,7 @@ from tests.sandbox.test_corpus import PWNED, World, _sandbox_owned_files
 TOKEN = "hostile-test-token"
 BEARER = {"authorization": f"Bearer {TOKEN}"}
 CORPUS = load_corpus()
-ONE_LINERS = [c for c in CORPUS if c[0] in ("os_system_answer", "span_breakout_statements",
-                                            "span_breakout_syntax")]
+ONE_LINERS = [c for c in CORPUS if c[0] in ("os_system_answer", "span_breakout_statements", "span_breakout_syntax")]
 ANSWER_SNIPPET = """---
 title: Hostile answer
 summary: a blank whose answer is hostile
@@ -47,10 +47,19 @@ def stack(tmp_path_factory, snippets_dir_module):
     (data / "secret.txt").write_text(SECRET)
     world = World(data)
     (snippets_dir_module / "hostile-answer.md").write_text(
-        ANSWER_SNIPPET.format(setup=context_setup(**world.names)), encoding="utf-8")
-    settings = Settings(data_dir=data, snippets_dir=snippets_dir_module, use_cdn=False, teacher_token=TOKEN,
-                        cpu_seconds=1, wall_seconds=2, memory_mb=256, workers=2,
-                        database_url=f"sqlite:///{world.names['DATABASE_FILE']}")  # outside the data dir
+        ANSWER_SNIPPET.format(setup=context_setup(**world.names)), encoding="utf-8"
+    )
+    settings = Settings(
+        data_dir=data,
+        snippets_dir=snippets_dir_module,
+        use_cdn=False,
+        teacher_token=TOKEN,
+        cpu_seconds=1,
+        wall_seconds=2,
+        memory_mb=256,
+        workers=2,
+        database_url=f"sqlite:///{world.names['DATABASE_FILE']}",
+    )  # outside the data dir
     with ThreadedServer(create_app(settings)) as server:
         world.names["WEB_PORT"] = server.port  # the web server's own port
         yield server, world
@@ -69,8 +78,7 @@ def settled(server: ThreadedServer) -> dict:
 
 def assert_contained(server: ThreadedServer, world: World, http) -> None:
     assert http.get("/healthz").json()["status"] == "ok"
-    normal = http.put("/api/snippets/normal-after", headers=BEARER,
-                      content=ANSWER_SNIPPET.format(setup="").encode())
+    normal = http.put("/api/snippets/normal-after", headers=BEARER, content=ANSWER_SNIPPET.format(setup="").encode())
     assert normal.json()["verdict"]["status"] == "passed"
     http.delete("/api/snippets/normal-after", headers=BEARER)
     assert leftover_processes(settled(server)) == []
@@ -82,16 +90,19 @@ def assert_contained(server: ThreadedServer, world: World, http) -> None:
 
 
 def snippet_for(source: str, world: World) -> str:
-    return (f"---\ntitle: hostile\nsummary: hostile case\nlevel: 1\n---\n\n```python setup\n"
-            f"{context_setup(**world.names)}```\n\n```python\n{source}```\n\n```python check\nassert True\n```\n")
+    return (
+        f"---\ntitle: hostile\nsummary: hostile case\nlevel: 1\n---\n\n```python setup\n"
+        f"{context_setup(**world.names)}```\n\n```python\n{source}```\n\n```python check\nassert True\n```\n"
+    )
 
 
 @pytest.mark.parametrize("name,source,expected", CORPUS, ids=[c[0] for c in CORPUS])
 def test_case_as_a_whole_snippet(stack, name, source, expected):
     server, world = stack
     with server.client() as http:
-        response = http.put(f"/api/snippets/case-{name.replace('_', '-')}", headers=BEARER,
-                            content=snippet_for(source, world).encode())
+        response = http.put(
+            f"/api/snippets/case-{name.replace('_', '-')}", headers=BEARER, content=snippet_for(source, world).encode()
+        )
         body = response.json()
         assert response.status_code in (201, 422), body
         verdict = body["verdict"] or {"status": "error"}  # no verdict: refused before running (syntax)
@@ -110,8 +121,9 @@ def test_case_as_a_blank_answer(stack, name, source, expected):
     with server.client() as http:
         page = http.get("/s/hostile-answer")
         version = page.text.split('name="version" value="')[1].split('"')[0]
-        response = http.post("/s/hostile-answer", data={"version": version, "c0": answer},
-                             headers={"accept": "application/json"})
+        response = http.post(
+            "/s/hostile-answer", data={"version": version, "c0": answer}, headers={"accept": "application/json"}
+        )
         result = response.json()["result"]
         assert response.status_code == 200 and result["blanks"][0]["state"] == "wrong"
         assert result["run"]["status"] != "passed" or "root:" not in result["run"]["stdout"]
@@ -129,8 +141,11 @@ def test_drill_pages_keep_answering_while_hostile_jobs_run(stack, tmp_path):
         with server.client() as http:
             while not stop.is_set():
                 for name, source, _ in hostile:
-                    http.put(f"/api/snippets/load-{name.replace('_', '-')}", headers=BEARER,
-                             content=snippet_for(source, world).encode())
+                    http.put(
+                        f"/api/snippets/load-{name.replace('_', '-')}",
+                        headers=BEARER,
+                        content=snippet_for(source, world).encode(),
+                    )
 
     attackers = [threading.Thread(target=attack) for _ in range(4)]
     for thread in attackers:
@@ -149,9 +164,12 @@ def test_drill_pages_keep_answering_while_hostile_jobs_run(stack, tmp_path):
         stop.set()
         for thread in attackers:
             thread.join(60)
-    figures = {"pages": len(latencies), "p50_ms": round(statistics.median(latencies), 1),
-               "p99_ms": round(sorted(latencies)[int(len(latencies) * 0.99) - 1], 1),
-               "max_ms": round(max(latencies), 1)}
+    figures = {
+        "pages": len(latencies),
+        "p50_ms": round(statistics.median(latencies), 1),
+        "p99_ms": round(sorted(latencies)[int(len(latencies) * 0.99) - 1], 1),
+        "max_ms": round(max(latencies), 1),
+    }
     print("drill pages under hostile load:", figures)
     Path("test-artifacts").mkdir(exist_ok=True)
     Path("test-artifacts/hostile-load-latency.json").write_text(json.dumps(figures))

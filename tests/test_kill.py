@@ -1,5 +1,6 @@
 """kill -9 mid-burst, on a real uvicorn: every attempt and every edit that got a 2xx survives,
 and nothing that was refused or never confirmed is served after the restart."""
+
 import random
 import signal
 import sqlite3
@@ -9,9 +10,9 @@ import time
 import httpx
 import pytest
 
-from app.snippets.library import SnippetLibrary
-from app.settings import PROJECT_DIR
 from app.learn.drills import random_drill
+from app.settings import PROJECT_DIR
+from app.snippets.library import SnippetLibrary
 from tests.conftest import start_server
 from tests.teach_helpers import TOKEN, snippet_text
 
@@ -27,8 +28,14 @@ def forms(count: int) -> list[dict]:
     out = []
     for seed in range(count):
         drill = random_drill(snippet, 20, seed)
-        out.append({"version": snippet.version, "rate": 20, "seed": seed,
-                    "answers": {h.key: (h.answer if seed % 3 else "wrong") for h in drill.holes}})
+        out.append(
+            {
+                "version": snippet.version,
+                "rate": 20,
+                "seed": seed,
+                "answers": {h.key: (h.answer if seed % 3 else "wrong") for h in drill.holes},
+            }
+        )
     return out
 
 
@@ -60,8 +67,7 @@ def test_every_acknowledged_attempt_survives_kill_9(tmp_path, run):
     errors: list[str] = []
     stop = threading.Event()
     all_forms = forms(400)
-    clients = [threading.Thread(target=burst, args=(url, stop, acked, errors, all_forms[i::20]))
-               for i in range(20)]
+    clients = [threading.Thread(target=burst, args=(url, stop, acked, errors, all_forms[i::20])) for i in range(20)]
     for t in clients:
         t.start()
     deadline = time.monotonic() + 20
@@ -86,8 +92,11 @@ def test_every_acknowledged_attempt_survives_kill_9(tmp_path, run):
 
 
 def put(http: httpx.Client, title: str) -> int:
-    return http.put("/api/snippets/square", content=snippet_text(title).encode(),
-                    headers={**BEARER, "content-type": "text/markdown"}).status_code
+    return http.put(
+        "/api/snippets/square",
+        content=snippet_text(title).encode(),
+        headers={**BEARER, "content-type": "text/markdown"},
+    ).status_code
 
 
 def served_title(url: str) -> str:
@@ -113,6 +122,7 @@ def test_an_upload_killed_at_any_point_serves_only_what_was_confirmed(tmp_path):
                     result.append(put(http, in_flight))
             except httpx.HTTPError:
                 pass
+
         thread = threading.Thread(target=edit)
         thread.start()
         time.sleep(rng.uniform(0, 0.03) * point)
@@ -134,12 +144,15 @@ def test_an_upload_killed_at_any_point_serves_only_what_was_confirmed(tmp_path):
 
 def test_a_client_that_leaves_mid_body_leaves_no_traceback(tmp_path):
     import socket
+
     proc, url = start_server(tmp_path / "data", CODECLOZE_EXECUTION="false", CODECLOZE_TEACHER_TOKEN=TOKEN)
     port = int(url.rsplit(":", 1)[1])
     for path in [f"/s/{SNIPPET}/drill", "/api/snippets/square", "/teach/new"]:
         with socket.create_connection(("127.0.0.1", port)) as sock:
-            sock.sendall(f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                         f"Authorization: Bearer {TOKEN}\r\nContent-Length: 100000\r\n\r\n{{\"ver".encode())
+            sock.sendall(
+                f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                f'Authorization: Bearer {TOKEN}\r\nContent-Length: 100000\r\n\r\n{{"ver'.encode()
+            )
             time.sleep(0.2)
     with httpx.Client(base_url=url) as http:
         assert http.get("/healthz").status_code == 200  # still serving

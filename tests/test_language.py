@@ -1,4 +1,5 @@
 """The UI language per request: `?lang=`, the remembered cookie, Accept-Language, the default."""
+
 import os
 import re
 import subprocess
@@ -8,11 +9,11 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from fastapi.testclient import TestClient
 
-from app.web.keys import ConfigError
 from app.i18n import supported
-from app.web.language import accepted, chosen
 from app.main import create_app
 from app.settings import PROJECT_DIR, Settings
+from app.web.keys import ConfigError
+from app.web.language import accepted, chosen
 
 DRILL = "/s/mlm-online-softmax/drill?rate=20&seed=5"
 
@@ -21,14 +22,20 @@ def html_lang(response) -> str:
     return re.search(r'<html lang="([^"]+)"', response.text).group(1)
 
 
-@pytest.mark.parametrize("header, language", [
-    ("en-US,en;q=0.9", "en"),
-    ("zh-CN,zh;q=0.9,en;q=0.8", "zh"),
-    ("en;q=0.5, zh-TW;q=0.8", "zh"),  # q-values, not order, decide
-    ("fr-FR, en-GB;q=0.7, zh;q=0.3", "en"),  # an unoffered language is passed over
-    ("zh;q=0, en;q=0.1", "en"),  # q=0 means "not this one"
-    ("de, fr;q=0.9", None), ("*", None), ("", None), ("en;q=abc", None),
-])
+@pytest.mark.parametrize(
+    "header, language",
+    [
+        ("en-US,en;q=0.9", "en"),
+        ("zh-CN,zh;q=0.9,en;q=0.8", "zh"),
+        ("en;q=0.5, zh-TW;q=0.8", "zh"),  # q-values, not order, decide
+        ("fr-FR, en-GB;q=0.7, zh;q=0.3", "en"),  # an unoffered language is passed over
+        ("zh;q=0, en;q=0.1", "en"),  # q=0 means "not this one"
+        ("de, fr;q=0.9", None),
+        ("*", None),
+        ("", None),
+        ("en;q=abc", None),
+    ],
+)
 def test_accept_language_ranks_by_q(header, language):
     assert accepted(header) == language
 
@@ -82,8 +89,7 @@ def test_error_messages_follow_the_language(client):
     assert json_404.status_code == 404 and json_404.json()["error"] == "No snippet “nope”."
     page_404 = client.get("/no-such-page", headers={"Accept-Language": "en"})
     assert page_404.status_code == 404 and "Page not found." in page_404.text and html_lang(page_404) == "en"
-    bad_rate = client.get("/s/mlm-online-softmax/drill?rate=abc&seed=1&lang=en",
-                          headers={"Accept": "application/json"})
+    bad_rate = client.get("/s/mlm-online-softmax/drill?rate=abc&seed=1&lang=en", headers={"Accept": "application/json"})
     assert bad_rate.status_code == 422 and bad_rate.json()["error"].startswith("The mask rate must be")
     zh = client.get("/s/mlm-online-softmax/drill?rate=abc&seed=1&lang=zh", headers={"Accept": "application/json"})
     assert zh.json()["error"].startswith("挖空率必须是")
@@ -99,7 +105,9 @@ def test_concurrent_requests_keep_their_own_language(client):
     assert all(got == ("en en-text" if want == "en" else "zh-CN") for want, got in results)
 
 
-@pytest.mark.parametrize("cookie", ['lang=<script>; x="\\', "lang=english", "xlang=en", 'lang="; ;;', "lang=" + "e" * 5000])
+@pytest.mark.parametrize(
+    "cookie", ['lang=<script>; x="\\', "lang=english", "xlang=en", 'lang="; ;;', "lang=" + "e" * 5000]
+)
 def test_a_malformed_or_unknown_cookie_is_ignored(client, cookie):
     page = client.get("/", headers={"Cookie": cookie, "Accept-Language": "zh"})
     assert page.status_code == 200 and html_lang(page) == "zh-CN"
@@ -114,7 +122,11 @@ def test_the_cookie_is_found_among_others(client):
 def test_the_checker_speaks_the_default_language(tmp_path, setting, expected):
     path = tmp_path / "binary.md"
     path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
-    out = subprocess.run([sys.executable, "-m", "app.snippets", "check", "--no-run", str(path)],
-                         cwd=PROJECT_DIR, env={**os.environ, "CODECLOZE_LANGUAGE": setting},
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "app.snippets", "check", "--no-run", str(path)],
+        cwd=PROJECT_DIR,
+        env={**os.environ, "CODECLOZE_LANGUAGE": setting},
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode == 1 and expected in out.stdout

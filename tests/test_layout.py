@@ -1,5 +1,6 @@
 """The layout keeps its promises: app's top level holds only the factory and the settings, every
 area package says what it owns, and lower layers never import the layers above them."""
+
 import ast
 from pathlib import Path
 
@@ -41,8 +42,10 @@ def test_every_area_package_says_what_it_owns(package):
 
 @pytest.mark.parametrize("layer", LOWER)
 def test_lower_layers_never_import_upper_ones(layer):
-    offending = {str(path.relative_to(PROJECT_DIR)): sorted(m for m in imported(path) if m.startswith(UPPER))
-                 for path in (APP / layer).rglob("*.py")}
+    offending = {
+        str(path.relative_to(PROJECT_DIR)): sorted(m for m in imported(path) if m.startswith(UPPER))
+        for path in (APP / layer).rglob("*.py")
+    }
     assert {path: mods for path, mods in offending.items() if mods} == {}
 
 

@@ -1,28 +1,34 @@
 """The learning benchmark's learners follow their papers, and a short run of it works end to end."""
+
 import math
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import numpy as np
 from fsrs import Card, Rating, Scheduler
 
+from app.memory.policy import CHOSEN
 from bench.learning.models import ACTR, FSRS6, HLR, fsrs_next, fsrs_recall
 from bench.learning.regimes import REGIMES, Regime
 from bench.learning.runs import drills
 from bench.learning.sim import run_pair
-from app.memory.policy import CHOSEN
 
 
 def test_fsrs6_curve_passes_its_published_points_and_updates_as_the_fsrs_package():
     assert abs(fsrs_recall(5.0, 5.0) - 0.9) < 1e-12  # R(t = S) = 0.9 by FSRS's definition of stability
     assert fsrs_recall(0.0, 5.0) == 1.0 and fsrs_recall(50.0, 5.0) < fsrs_recall(10.0, 5.0)
-    scheduler, at = Scheduler(enable_fuzzing=False, learning_steps=()), datetime(2027, 1, 4, tzinfo=timezone.utc)
+    scheduler, at = Scheduler(enable_fuzzing=False, learning_steps=()), datetime(2027, 1, 4, tzinfo=UTC)
     card = scheduler.review_card(Card(), Rating.Good, at)[0]
     for days, rating in ((3, Rating.Good), (9, Rating.Again), (2, Rating.Good), (0.2, Rating.Good)):
         later = at + timedelta(days=days)
         r = scheduler.get_card_retrievability(card, later)
         elapsed = (later - card.last_review).total_seconds() / 86400
-        s, d = fsrs_next(np.array([card.stability]), np.array([card.difficulty]), np.array([r]),
-                         np.array([math.floor(elapsed)]), np.array([rating == Rating.Good]))
+        s, d = fsrs_next(
+            np.array([card.stability]),
+            np.array([card.difficulty]),
+            np.array([r]),
+            np.array([math.floor(elapsed)]),
+            np.array([rating == Rating.Good]),
+        )
         card = scheduler.review_card(card, rating, later)[0]
         assert abs(s[0] - card.stability) < 1e-9 and abs(d[0] - card.difficulty) < 1e-9, (days, rating)
         at = later

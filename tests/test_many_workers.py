@@ -1,5 +1,6 @@
 """Two uvicorn processes (two hosts, as far as the app can tell: separate data dirs) on one real
 PostgreSQL, and what several workers need to start at all."""
+
 import subprocess
 import sys
 import time
@@ -9,7 +10,6 @@ import pytest
 
 from app.settings import PROJECT_DIR
 from tests.conftest import start_server
-from tests.helpers import right_answers
 from tests.teach_helpers import TOKEN, snippet_text
 
 pytestmark = pytest.mark.server
@@ -20,8 +20,12 @@ JSON = {"accept": "application/json"}
 @pytest.fixture
 def two_hosts(tmp_path, postgres):
     url = postgres.new_database()
-    env = {"DATABASE_URL": url, "CODECLOZE_SECRET_KEY": SECRET, "CODECLOZE_TEACHER_TOKEN": TOKEN,
-           "CODECLOZE_EXECUTION": "false"}
+    env = {
+        "DATABASE_URL": url,
+        "CODECLOZE_SECRET_KEY": SECRET,
+        "CODECLOZE_TEACHER_TOKEN": TOKEN,
+        "CODECLOZE_EXECUTION": "false",
+    }
     a, url_a = start_server(tmp_path / "host-a", **env)
     b, url_b = start_server(tmp_path / "host-b", **env)
     yield url_a, url_b
@@ -33,8 +37,11 @@ def two_hosts(tmp_path, postgres):
 def submit(http: httpx.Client, base: str, snippet_id: str, seed: int) -> dict:
     page = http.get(f"{base}/s/{snippet_id}/drill?rate=20&seed={seed}", headers=JSON).json()
     answers = {blank["key"]: "wrong" for blank in page["blanks"]}
-    response = http.post(f"{base}/s/{snippet_id}/drill", headers=JSON,
-                         json={"version": page["version"], "rate": 20, "seed": seed, "answers": answers})
+    response = http.post(
+        f"{base}/s/{snippet_id}/drill",
+        headers=JSON,
+        json={"version": page["version"], "rate": 20, "seed": seed, "answers": answers},
+    )
     assert response.status_code == 200, response.text
     return response.json()
 
@@ -62,8 +69,10 @@ def test_a_learner_a_teacher_and_a_snippet_move_freely_between_two_hosts(two_hos
         assert teacher.get(f"{a}/teach/login?token={TOKEN}").status_code == 303  # signed in, sent on
         assert teacher.get(f"{b}/teach", headers=JSON).status_code == 200  # the session works on both
         bearer = {"authorization": f"Bearer {TOKEN}", "content-type": "text/markdown"}
-        assert teacher.put(f"{a}/api/snippets/square", content=snippet_text("First").encode(),
-                           headers=bearer).status_code == 201
+        assert (
+            teacher.put(f"{a}/api/snippets/square", content=snippet_text("First").encode(), headers=bearer).status_code
+            == 201
+        )
         teacher.post(f"{a}/api/snippets/square/publish", headers=bearer)
         assert within_a_second(lambda: teacher.get(f"{b}/s/square").status_code == 200)
         drill = submit(teacher, b, "square", 3)  # uploaded through one, drilled through the other
@@ -73,10 +82,14 @@ def test_a_learner_a_teacher_and_a_snippet_move_freely_between_two_hosts(two_hos
 
 
 def test_several_workers_refuse_to_start_without_a_shared_secret(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "uvicorn", "app.main:app", "--workers", "2", "--port", "0"],
-                          cwd=PROJECT_DIR, capture_output=True, text=True, timeout=60,
-                          env={"PATH": "/usr/bin:/bin", "CODECLOZE_DATA_DIR": str(tmp_path / "d"),
-                               "CODECLOZE_EXECUTION": "false"})
+    done = subprocess.run(
+        [sys.executable, "-m", "uvicorn", "app.main:app", "--workers", "2", "--port", "0"],
+        cwd=PROJECT_DIR,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PATH": "/usr/bin:/bin", "CODECLOZE_DATA_DIR": str(tmp_path / "d"), "CODECLOZE_EXECUTION": "false"},
+    )
     output = done.stdout + done.stderr
     assert "several workers are starting without CODECLOZE_SECRET_KEY" in output
     assert output.count("several workers are starting") <= 2  # once per worker, not restarted forever

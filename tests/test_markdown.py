@@ -139,7 +139,6 @@ def test_pygments_css_is_scoped_to_highlight():
     assert all(line.startswith(".highlight") for line in css.splitlines())
 
 
-
 def test_pygments_css_colours_tokens_for_both_themes_and_leaves_the_background_to_the_page():
     css = pygments_css()
     # xcode's keyword purple in light, github-dark's keyword red in dark
@@ -153,6 +152,7 @@ def test_the_bundled_course_writes_function_names_in_formulas_as_operators():
     import re
 
     from app.main import app
+
     named = re.compile(r"(?<![\\A-Za-z])(max|min|exp|log|sin|cos|tanh|sum|argmax)(?![A-Za-z])")
     checked = 0
     for snippet in app.state.library.all(include_hidden=True):

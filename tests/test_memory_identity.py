@@ -1,4 +1,5 @@
 """A learner is a random id in a signed cookie: forged, tampered or foreign ids are never trusted."""
+
 import os
 import re
 

@@ -1,7 +1,8 @@
 """`/me` (HTML and JSON), the due list on `/`, CSV export, deleting history, the profile."""
+
 import csv
 import io
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import update
 
@@ -14,8 +15,13 @@ def time_passes(client, days: float) -> None:
     """Move this learner's cards' due dates back, as if `days` had gone by."""
     with client.app.state.store.engine.begin() as db:
         for card in db.execute(cards.select().where(cards.c.learner == learner_of(client))):
-            db.execute(update(cards).where(cards.c.learner == card.learner, cards.c.snippet_id == card.snippet_id,
-                                           cards.c.item == card.item).values(due=card.due - timedelta(days=days)))
+            db.execute(
+                update(cards)
+                .where(
+                    cards.c.learner == card.learner, cards.c.snippet_id == card.snippet_id, cards.c.item == card.item
+                )
+                .values(due=card.due - timedelta(days=days))
+            )
 
 
 def test_me_shows_figures_chart_and_heatmap_per_snippet(client):
@@ -28,11 +34,11 @@ def test_me_shows_figures_chart_and_heatmap_per_snippet(client):
     assert s["seconds"] == 60.0 and s["streak"] == 1 and len(s["history"]) == 2 and s["history"][0][1] < 1
     assert sum(t["misses"] for t in s["tokens"].values()) == 2
     html = client.get("/me").text
-    assert html.count("<svg class=\"chart\"") == 1 and html.count("<circle") == 2
+    assert html.count('<svg class="chart"') == 1 and html.count("<circle") == 2
     assert "1 分 0 秒" in html
     heat = html.split('<pre class="heatmap">')[1].split("</pre>")[0]
     assert heat.count('class="tok h0"') > 0 and heat.count('class="tok h1"') > 0
-    assert "没答出 1 次；答过：nope\"" in heat and 'tabindex="0"' in heat
+    assert '没答出 1 次；答过：nope"' in heat and 'tabindex="0"' in heat
     assert "h2" in heat or "h3" in heat
 
 
@@ -40,10 +46,12 @@ def test_the_heatmap_cools_as_misses_age(client):
     practise(client, seed=1, wrong=2)
     from app.memory.progress import heat_level
     from tests.memory_helpers import token_rows
+
     row = next(r for r in token_rows(client).values() if r.misses)
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     row = row._mapping
     from app.memory.state import TokenMemory
+
     memory = TokenMemory(0, row["stability"], None, row["heat"], row["heat_at"], 1, 1, ["nope"])
     assert heat_level(memory, now) > heat_level(memory, now + timedelta(days=30)) >= 1
 
@@ -59,9 +67,9 @@ def test_home_and_me_list_what_is_due_soonest_first(client):
     assert due[0]["url"] == "/s/mlm-online-softmax/review?rate=15"
     store = client.app.state.store
     with store.engine.connect() as db:
-        assert due_list(db, learner_of(client), client.app.state.library, datetime.now(timezone.utc)) == []
+        assert due_list(db, learner_of(client), client.app.state.library, datetime.now(UTC)) == []
         time_passes(client, 1)
-        assert len(due_list(db, learner_of(client), client.app.state.library, datetime.now(timezone.utc))) == 2
+        assert len(due_list(db, learner_of(client), client.app.state.library, datetime.now(UTC))) == 2
 
 
 def test_export_is_my_attempts_as_csv(client):
@@ -79,6 +87,7 @@ def test_export_is_my_attempts_as_csv(client):
 def test_export_defuses_formula_cells(client):
     practise(client, seed=1, wrong=1)
     from app.memory.export import csv_cell
+
     assert csv_cell("=cmd()") == "'=cmd()" and csv_cell("x") == "x" and csv_cell(None) == ""
 
 
@@ -96,10 +105,15 @@ def test_deleting_history_needs_confirmation_and_removes_everything(client):
 
 def test_profile_name_and_class_code(client):
     from app.classes import roster
+
     with client.app.state.store.engine.begin() as db:
         roster.create(db, "cs-101", None, "教师")
-    assert client.post("/me/profile", data={"name": " 小  明 ", "class_code": "cs-101"},
-                       follow_redirects=False).status_code == 303
+    assert (
+        client.post(
+            "/me/profile", data={"name": " 小  明 ", "class_code": "cs-101"}, follow_redirects=False
+        ).status_code
+        == 303
+    )
     data = client.get("/me", headers={"accept": "application/json"}).json()
     assert data["learner"] == {"name": "小 明", "class_code": "cs-101"}
     assert "我的进度 · 小 明" in client.get("/me").text
@@ -111,13 +125,15 @@ def test_profile_name_and_class_code(client):
 
 def test_the_accuracy_chart_has_a_time_axis_with_dates(client):
     import re
+
     from app.memory.progress import CHART_W, chart_svg
+
     practise(client, seed=1, wrong=2)
-    today = datetime.now(timezone.utc).date().isoformat()
+    today = datetime.now(UTC).date().isoformat()
     chart = client.get("/me").text.split('<svg class="chart"')[1].split("</svg>")[0]
     assert re.search(rf'<text class="date" x="{CHART_W // 2}" y="\d+">{today}</text>', chart)  # one day: its date
     day = 86400.0
-    start = datetime(2026, 11, 28, 9, tzinfo=timezone.utc).timestamp()
+    start = datetime(2026, 11, 28, 9, tzinfo=UTC).timestamp()
     three = chart_svg([[start, 0.5], [start + day, 0.75], [start + 3 * day, 1.0]])
     assert ">2026-11-28</text>" in three and ">2026-12-01</text>" in three and "2026-11-29</text>" not in three
     xs = [float(x) for x in re.findall(r'<circle cx="([\d.]+)"', three)]
@@ -127,16 +143,23 @@ def test_the_accuracy_chart_has_a_time_axis_with_dates(client):
 
 def test_an_overdue_review_says_how_late_it_is(client):
     practise(client, seed=1, wrong=2)
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     with client.app.state.store.engine.begin() as db:
-        db.execute(update(cards).where(cards.c.learner == learner_of(client), cards.c.item == "")
-                   .values(due=now - timedelta(days=3, hours=2)))
+        db.execute(
+            update(cards)
+            .where(cards.c.learner == learner_of(client), cards.c.item == "")
+            .values(due=now - timedelta(days=3, hours=2))
+        )
     due = client.get("/me").text.split('<ol class="due-list">')[1].split("</ol>")[0]
     assert '<strong class="overdue">3 天前到期</strong>' in due
     assert "due 3 days ago" in client.get("/me?lang=en").text
     with client.app.state.store.engine.begin() as db:
-        db.execute(update(cards).where(cards.c.learner == learner_of(client), cards.c.item == "")
-                   .values(due=now - timedelta(hours=1, minutes=5)))
+        db.execute(
+            update(cards)
+            .where(cards.c.learner == learner_of(client), cards.c.item == "")
+            .values(due=now - timedelta(hours=1, minutes=5))
+        )
     assert "1 小时前到期" in client.get("/me?lang=zh").text and "due 1 hour ago" in client.get("/?lang=en").text
     from app.memory.lateness import overdue_by
+
     assert overdue_by(now + timedelta(hours=1), now) is None and overdue_by(now, now) == "1 分钟前到期"

@@ -1,12 +1,13 @@
 """What every attempt records, how revealed and empty blanks count, and the FSRS ratings."""
+
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from fsrs import Rating
 from sqlalchemy import select
 
-from app.memory.schedule import snippet_rating
 from app.db.store import attempts
+from app.memory.schedule import snippet_rating
 from tests.helpers import right_answers
 from tests.memory_helpers import card_row, learner_of, practise, token_rows
 
@@ -14,14 +15,28 @@ from tests.memory_helpers import card_row, learner_of, practise, token_rows
 def last_attempt(client):
     store = client.app.state.store
     with store.engine.connect() as db:
-        return db.execute(select(attempts).where(attempts.c.learner == learner_of(client))
-                          .order_by(attempts.c.created_at.desc()).limit(1)).first()._asdict()
+        return (
+            db.execute(
+                select(attempts)
+                .where(attempts.c.learner == learner_of(client))
+                .order_by(attempts.c.created_at.desc())
+                .limit(1)
+            )
+            .first()
+            ._asdict()
+        )
 
 
 def test_every_blank_is_recorded_with_span_expected_given_and_state(client):
     missed = practise(client, rate=30, seed=5, wrong=2, ms="25000", hints="1")
     row = last_attempt(client)
-    assert (row["mode"], row["unit"], row["kinds"], row["rate"], row["seed"]) == ("random", "token", "names,literals,operators", 30, 5)
+    assert (row["mode"], row["unit"], row["kinds"], row["rate"], row["seed"]) == (
+        "random",
+        "token",
+        "names,literals,operators",
+        30,
+        5,
+    )
     assert row["hints"] == 1 and row["seconds"] == 25.0 and row["practice"] is False
     assert row["outcome"] is None  # execution is off in these tests
     by_key = {b["key"]: b for b in row["blanks"]}
@@ -69,8 +84,9 @@ def test_an_attempt_after_reveal_all_is_practice_not_a_recall(client):
 
 def test_a_cloze_blank_records_the_range_of_spans_it_covers(client):
     snippet = client.app.state.library.get("ex2-online-softmax")
-    client.post("/s/ex2-online-softmax", data={"version": snippet.version,
-                                                **right_answers(client.app, "ex2-online-softmax")})
+    client.post(
+        "/s/ex2-online-softmax", data={"version": snippet.version, **right_answers(client.app, "ex2-online-softmax")}
+    )
     row = last_attempt(client)
     spans = [b["span"] for b in row["blanks"]]
     assert any(isinstance(s, list) and s[0] < s[1] for s in spans), spans
@@ -90,6 +106,7 @@ def test_snippet_ratings_follow_the_outcome():
 
 def test_a_missed_snippet_comes_back_sooner_than_a_recalled_one(client):
     from fastapi.testclient import TestClient
+
     good, bad = TestClient(client.app), TestClient(client.app)
     for seed in (1, 2):
         practise(good, seed=seed, ms="60000")
@@ -102,15 +119,17 @@ def test_a_missed_snippet_comes_back_sooner_than_a_recalled_one(client):
 
 def test_self_rating_of_a_question_reviews_its_own_card(client):
     snippet = client.app.state.library.get("ex5-flash-backward")
-    html = client.post("/s/ex5-flash-backward", data={"version": snippet.version, "q0": "因为", "q1": "x",
-                                                         **right_answers(client.app, "ex5-flash-backward")}).text
+    html = client.post(
+        "/s/ex5-flash-backward",
+        data={"version": snippet.version, "q0": "因为", "q1": "x", **right_answers(client.app, "ex5-flash-backward")},
+    ).text
     attempt = int(re.search(r"/attempts/(\d+)/rating", html).group(1))
     assert client.post(f"/attempts/{attempt}/rating", data={"question": "1", "rating": "again"}).status_code == 200
     card = card_row(client, "ex5-flash-backward", "q1")
     assert card is not None and card.fsrs["state"] == 1
     due = client.get("/me", headers={"accept": "application/json"}).json()["due"]
-    soon = datetime.now(timezone.utc) + timedelta(minutes=2)
-    assert card.due.replace(tzinfo=timezone.utc) < soon
+    soon = datetime.now(UTC) + timedelta(minutes=2)
+    assert card.due.replace(tzinfo=UTC) < soon
     assert all(d["kind"] in ("code", "question") for d in due)
     # A changed mind is recorded but does not review the card a second time.
     assert client.post(f"/attempts/{attempt}/rating", data={"question": "1", "rating": "easy"}).status_code == 200
@@ -122,17 +141,19 @@ def test_self_rating_of_a_question_reviews_its_own_card(client):
 def test_incremental_memory_equals_a_replay_of_the_stored_history(client):
     """Memory is kept incrementally; replaying the attempt rows from scratch gives the same state."""
     from app.memory.schedule import TOKEN_RATING, reviewed
+
     for seed, wrong in ((1, 3), (2, 0), (1, 5), (3, 1), (1, 0)):
         practise(client, rate=50, seed=seed, wrong=wrong)
     store = client.app.state.store
     with store.engine.connect() as db:
-        history = db.execute(select(attempts).where(attempts.c.learner == learner_of(client))
-                             .order_by(attempts.c.created_at)).all()
+        history = db.execute(
+            select(attempts).where(attempts.c.learner == learner_of(client)).order_by(attempts.c.created_at)
+        ).all()
     replayed: dict[int, tuple] = {}
     for row in history:
         for blank in row.blanks:
             card, seen, misses = replayed.get(blank["span"], (None, 0, 0))
-            card = reviewed(card, TOKEN_RATING[blank["state"]], row.created_at.replace(tzinfo=timezone.utc))
+            card = reviewed(card, TOKEN_RATING[blank["state"]], row.created_at.replace(tzinfo=UTC))
             replayed[blank["span"]] = (card, seen + 1, misses + (blank["state"] != "right"))
     memory = token_rows(client)
     assert set(memory) == set(replayed)
@@ -143,4 +164,6 @@ def test_incremental_memory_equals_a_replay_of_the_stored_history(client):
     snippet_card = card_row(client)
     accuracies = [r.correct / r.total for r in history]
     assert snippet_card.attempts == len(history) and snippet_card.best == max(accuracies)
-    assert snippet_card.latest == accuracies[-1] and [h[1] for h in snippet_card.history] == [round(a, 4) for a in accuracies]
+    assert snippet_card.latest == accuracies[-1] and [h[1] for h in snippet_card.history] == [
+        round(a, 4) for a in accuracies
+    ]

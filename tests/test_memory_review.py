@@ -1,20 +1,21 @@
 """The review mask (weakest tokens first, reproducible) and memory carried across a snippet edit."""
+
 import asyncio
 import random
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
+from app.db.snippet_rows import SnippetRows
+from app.db.store import AttemptRecord, Store
+from app.engine.mask import blank_count, random_mask
+from app.engine.tokens import candidate_spans, eligible_spans
 from app.memory.review import FRESH_SHARE, decode, review_mask
 from app.memory.schedule import SCHEDULER, new_card, retrievability
 from app.memory.state import TokenMemory
 from app.memory.versions import version_map
-from app.engine.mask import blank_count, random_mask
-from app.engine.tokens import candidate_spans, eligible_spans
-from app.db.snippet_rows import SnippetRows
-from app.db.store import AttemptRecord, Store
 from tests.helpers import input_names
 from tests.memory_helpers import SNIPPET, practise, token_rows
 
-NOW = datetime(2026, 12, 1, 12, tzinfo=timezone.utc)
+NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)
 
 
 def memory_of(stabilities: dict[int, float], days_ago: float = 3.0) -> dict:
@@ -67,7 +68,10 @@ def test_the_same_inputs_give_the_same_mask_and_the_url_reproduces_it(client):
     first, later = client.get(url).text, client.get(url).text
     assert input_names(first) == input_names(later) and input_names(first)
     assert "复习模式" in first and "最能帮你一周后还记得" in first and "按记忆模型估计" in first
-    assert first.count('name="low"') == 1 and '<form class="drill" method="post" action="/s/mlm-online-softmax/review"' in first
+    assert (
+        first.count('name="low"') == 1
+        and '<form class="drill" method="post" action="/s/mlm-online-softmax/review"' in first
+    )
 
 
 def test_a_review_submission_is_scored_and_stored_as_a_review(client):
@@ -79,8 +83,12 @@ def test_a_review_submission_is_scored_and_stored_as_a_review(client):
     answers = {n: texts[int(n[1:])] for n in input_names(client.get(url).text)}
     html = client.post(f"/s/{SNIPPET}/review", data={"version": snippet.version, **query, **answers}).text
     assert f"<strong>{len(answers)} / {len(answers)}</strong>" in html
-    modes = {r["mode"] for r in client.app.state.store.attempts_of(client.app.state.identity.learner_from(
-        client.cookies.get("cc_learner")))}
+    modes = {
+        r["mode"]
+        for r in client.app.state.store.attempts_of(
+            client.app.state.identity.learner_from(client.cookies.get("cc_learner"))
+        )
+    }
     assert modes == {"random", "review"}
 
 
@@ -118,19 +126,36 @@ def test_an_edit_carries_memory_to_the_new_version(tmp_path):
     rows.keep_version("toy", "v1", toy(EDITED_V1))
     rows.keep_version("toy", "v2", toy(EDITED_V2))
     try:
+
         def attempt(version, code, states):
             texts = {s.index: s.text for s in candidate_spans(code)}
-            blanks = tuple({"span": i, "key": f"s{i}", "expected": texts[i],
-                            "given": "?", "state": s} for i, s in states.items())
-            asyncio.run(store.record_attempt(AttemptRecord("a" * 32, "toy", version, "random", 50, 1,
-                                                           {b["key"]: b["state"] == "right" for b in blanks},
-                                                           blanks=blanks, code=code)))
+            blanks = tuple(
+                {"span": i, "key": f"s{i}", "expected": texts[i], "given": "?", "state": s} for i, s in states.items()
+            )
+            asyncio.run(
+                store.record_attempt(
+                    AttemptRecord(
+                        "a" * 32,
+                        "toy",
+                        version,
+                        "random",
+                        50,
+                        1,
+                        {b["key"]: b["state"] == "right" for b in blanks},
+                        blanks=blanks,
+                        code=code,
+                    )
+                )
+            )
+
         old = candidate_spans(EDITED_V1)
         attempt("v1", EDITED_V1, {s.index: "wrong" for s in old})
         new = candidate_spans(EDITED_V2)
         attempt("v2", EDITED_V2, {0: "right"})  # the first attempt on the edited version
         from sqlalchemy import select
+
         from app.memory.tables import tokens
+
         with store.engine.connect() as db:
             rows = {r.span: r for r in db.execute(select(tokens).where(tokens.c.version == "v2"))}
         mapping = version_map(EDITED_V1, EDITED_V2)

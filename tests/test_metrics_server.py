@@ -1,4 +1,5 @@
 """/metrics on a real uvicorn: one process, and several workers sharing PROMETHEUS_MULTIPROC_DIR."""
+
 import subprocess
 import sys
 import time
@@ -6,9 +7,9 @@ import time
 import httpx
 import pytest
 
+from app.learn.drills import random_drill
 from app.settings import PROJECT_DIR
 from app.snippets.library import SnippetLibrary
-from app.learn.drills import random_drill
 from tests.conftest import free_port, start_server
 from tests.metrics_helpers import samples, value
 
@@ -42,8 +43,9 @@ def test_a_real_server_counts_what_it_served(tmp_path):
         proc.wait(10)
     assert value(scraped, "codecloze_verdicts_total", status="not_run") == 3
     assert value(scraped, "codecloze_attempts_total", outcome="stored") == 3
-    assert value(scraped, "codecloze_http_requests_total", method="POST", route="/s/{snippet_id}/drill",
-                 status="200") == 3
+    assert (
+        value(scraped, "codecloze_http_requests_total", method="POST", route="/s/{snippet_id}/drill", status="200") == 3
+    )
     assert value(scraped, "codecloze_http_requests_total", method="GET", route="/healthz", status="200") >= 1
 
 
@@ -51,11 +53,22 @@ def test_two_workers_sum_their_counts_in_the_multiprocess_directory(tmp_path):
     metrics_dir = tmp_path / "metrics"
     metrics_dir.mkdir()
     port = free_port()
-    env = {"CODECLOZE_DATA_DIR": str(tmp_path / "data"), "CODECLOZE_USE_CDN": "false", "CODECLOZE_EXECUTION": "false",
-           "CODECLOZE_SECRET_KEY": "k" * 40, "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir),
-           "CODECLOZE_LOG_LEVEL": "WARNING", "PATH": "/usr/bin:/bin"}
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--workers", "2", "--port", str(port)],
-                            cwd=PROJECT_DIR, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = {
+        "CODECLOZE_DATA_DIR": str(tmp_path / "data"),
+        "CODECLOZE_USE_CDN": "false",
+        "CODECLOZE_EXECUTION": "false",
+        "CODECLOZE_SECRET_KEY": "k" * 40,
+        "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir),
+        "CODECLOZE_LOG_LEVEL": "WARNING",
+        "PATH": "/usr/bin:/bin",
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "app.main:app", "--workers", "2", "--port", str(port)],
+        cwd=PROJECT_DIR,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 90

@@ -1,5 +1,6 @@
 """Schema changes go through migrations: an empty database, one made before migrations existed,
 and an older install whose snippets lived in files all come up at the newest schema."""
+
 import sqlite3
 
 from alembic import command
@@ -55,8 +56,11 @@ def old_install(data_dir, confirmed: str, unconfirmed: str) -> None:
             updated_at DATETIME NOT NULL);
     """)
     db.execute("INSERT INTO snippets VALUES ('square', ?, 1, '2026-01-01 00:00:00')", (version_of(confirmed),))
-    db.execute("INSERT INTO attempts VALUES (5, 'learner0000000000', 'square', ?, 'fixed', NULL, NULL, 1, 1,"
-               " NULL, '{\"c0\": true}', '2026-01-01 00:00:00')", (version_of(confirmed),))
+    db.execute(
+        "INSERT INTO attempts VALUES (5, 'learner0000000000', 'square', ?, 'fixed', NULL, NULL, 1, 1,"
+        " NULL, '{\"c0\": true}', '2026-01-01 00:00:00')",
+        (version_of(confirmed),),
+    )
     db.commit()
     db.close()
     (data_dir / "versions" / "square").mkdir(parents=True)

@@ -1,6 +1,7 @@
 """What an operator sees: /metrics moves by exactly what happened, labels stay bounded, one JSON
 log line per submission without answer text, /healthz reports the fork server; counting never
 breaks a request."""
+
 import json
 import logging
 import os
@@ -30,14 +31,17 @@ ROUTE = "/s/{snippet_id}/drill"
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     """A real sandbox with one worker, so a second job has to wait in the queue."""
-    settings = Settings(data_dir=tmp_path_factory.mktemp("obs"), use_cdn=False, cpu_seconds=2, wall_seconds=3,
-                        workers=1, queue=4)
+    settings = Settings(
+        data_dir=tmp_path_factory.mktemp("obs"), use_cdn=False, cpu_seconds=2, wall_seconds=3, workers=1, queue=4
+    )
     with ThreadedServer(create_app(settings)) as live:
         yield live
 
 
 def syntax_error_form(app, seed: int) -> dict:
-    return {k: ("(" if k.startswith("s") and k[1:].isdigit() else v) for k, v in drill_form(app, SNIPPET, 20, seed).items()}
+    return {
+        k: ("(" if k.startswith("s") and k[1:].isdigit() else v) for k, v in drill_form(app, SNIPPET, 20, seed).items()
+    }
 
 
 def test_submissions_move_verdicts_attempts_and_histograms_by_their_number(server):
@@ -66,8 +70,9 @@ def test_submissions_move_verdicts_attempts_and_histograms_by_their_number(serve
 
 
 def test_a_job_waiting_for_the_only_worker_is_the_queue_depth(server):
-    slow = threading.Thread(target=lambda: server.client().post("/s/ex1-attention-memory",
-                                                                data=endless_exercise(server.app)))
+    slow = threading.Thread(
+        target=lambda: server.client().post("/s/ex1-attention-memory", data=endless_exercise(server.app))
+    )
     slow.start()
     time.sleep(0.5)  # the only worker runs the endless job (3 s wall limit)
     waiting = threading.Thread(target=lambda: server.client().post(URL, data=drill_form(server.app, SNIPPET, 20, 5)))
@@ -167,8 +172,9 @@ def test_one_json_log_line_per_submission_without_answer_text(client, caplog):
 
 
 def test_the_text_format_keeps_the_fields(tmp_path, caplog):
-    with TestClient(create_app(Settings(data_dir=tmp_path / "d", execution=False, use_cdn=False,
-                                        log_format="text"))) as client:
+    with TestClient(
+        create_app(Settings(data_dir=tmp_path / "d", execution=False, use_cdn=False, log_format="text"))
+    ) as client:
         with caplog.at_level(logging.INFO, logger="codecloze.submissions"):
             client.post(URL, data=drill_form(client.app, SNIPPET, 20, 1), headers=JSON)
         handler = next(h for h in logging.getLogger("codecloze").handlers if h.formatter is not None)

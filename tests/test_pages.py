@@ -7,13 +7,19 @@ from fastapi.testclient import TestClient
 from app.engine.tokens import eligible_spans
 from tests.helpers import drill_form, input_names, right_answers
 
+
 def is_blank(key: str) -> bool:
     return re.fullmatch(r"[sc]\d+", key) is not None
 
 
 DRILLS = ["mlm-online-softmax", "mlm-blocked-attention", "mlm-flash-forward"]
-EXERCISES = ["ex1-attention-memory", "ex2-online-softmax", "ex3-blocked-matmul", "ex4-flash-forward",
-             "ex5-flash-backward"]
+EXERCISES = [
+    "ex1-attention-memory",
+    "ex2-online-softmax",
+    "ex3-blocked-matmul",
+    "ex4-flash-forward",
+    "ex5-flash-backward",
+]
 
 
 def test_home_lists_every_snippet_with_its_facts(client):
@@ -104,8 +110,11 @@ def test_json_clients_get_json(client):
     data = client.get("/s/mlm-online-softmax/drill?rate=20&seed=8", headers={"accept": "application/json"}).json()
     assert data["rate"] == 20 and data["seed"] == 8 and len(data["blanks"]) == round(0.2 * data["eligible"])
     answers = right_answers(client.app, "mlm-online-softmax", 20, 8)
-    result = client.post("/s/mlm-online-softmax/drill", headers={"accept": "application/json"},
-                         json={"version": data["version"], "rate": 20, "seed": 8, "answers": answers}).json()
+    result = client.post(
+        "/s/mlm-online-softmax/drill",
+        headers={"accept": "application/json"},
+        json={"version": data["version"], "rate": 20, "seed": 8, "answers": answers},
+    ).json()
     assert result["result"]["correct"] == result["result"]["total"] == len(answers)
 
 
@@ -115,22 +124,27 @@ def test_exercise_page_has_fixed_blanks_labelled_by_group(client):
     assert input_names(html) == [f"c{b.index}" for b in snippet.blanks]
     labels = [unescape(label) for label in re.findall(r'<input class="blank[^>]*aria-label="([^"]*)"', html)]
     groups = len({b.group for b in snippet.blanks})
-    assert labels == [f"填空 {b.group}（共 {groups} 个），第 {snippet.code.count(chr(10), 0, b.start) + 1} 行"
-                      for b in snippet.blanks]
+    assert labels == [
+        f"填空 {b.group}（共 {groups} 个），第 {snippet.code.count(chr(10), 0, b.start) + 1} 行" for b in snippet.blanks
+    ]
 
 
 def test_random_blanks_are_named_by_place_total_and_line(client):
-    """"blank 3 of 12, line 7": what a screen reader says for each blank, in code order."""
+    """ "blank 3 of 12, line 7": what a screen reader says for each blank, in code order."""
     snippet = client.app.state.library.get("mlm-flash-forward")
     html = client.get("/s/mlm-flash-forward/drill?rate=30&seed=3").text
     labels = [unescape(label) for label in re.findall(r'<input class="blank[^>]*aria-label="([^"]*)"', html)]
     starts = [span.start for span in eligible_spans(snippet.code) if f'name="s{span.index}"' in html]
     assert len(labels) == len(starts) > 10
-    assert labels == [f"第 {n} 空（共 {len(starts)} 个），第 {snippet.code.count(chr(10), 0, start) + 1} 行"
-                      for n, start in enumerate(starts, start=1)]
+    assert labels == [
+        f"第 {n} 空（共 {len(starts)} 个），第 {snippet.code.count(chr(10), 0, start) + 1} 行"
+        for n, start in enumerate(starts, start=1)
+    ]
     english = client.get("/s/mlm-flash-forward/drill?rate=30&seed=3", headers={"accept-language": "en"}).text
-    assert unescape(re.search(r'<input class="blank[^>]*aria-label="([^"]*)"', english).group(1)) == \
-        f"blank 1 of {len(starts)}, line {snippet.code.count(chr(10), 0, starts[0]) + 1}"
+    assert (
+        unescape(re.search(r'<input class="blank[^>]*aria-label="([^"]*)"', english).group(1))
+        == f"blank 1 of {len(starts)}, line {snippet.code.count(chr(10), 0, starts[0]) + 1}"
+    )
 
 
 def test_exercise_right_answers_score_full_marks(client):

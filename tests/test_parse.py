@@ -60,7 +60,7 @@ def test_parses_every_part():
     s = parse_snippet(GOOD, "t")
     assert s.code == "y = math.sqrt(4) + 1\n"
     assert [(b.group, b.answer, b.hint) for b in s.blanks] == [(1, "math.sqrt(4)", "平方根"), (2, "1", None)]
-    assert s.code[s.blanks[0].start:s.blanks[0].end] == "math.sqrt(4)"
+    assert s.code[s.blanks[0].start : s.blanks[0].end] == "math.sqrt(4)"
     assert [seg.kind for seg in s.segments] == ["prose", "setup", "code", "check"]
     assert s.hints == ("first hint", "second hint\ncontinued")
     assert s.explanation == "why"
@@ -74,8 +74,12 @@ def test_version_is_a_content_hash():
 
 
 def test_reports_every_problem_with_its_line():
-    bad = GOOD.replace("title: T\n", "").replace("level: 2", "level: 7").replace(
-        "{{c2::1}}", "{{c2::1").replace("assert y", "assert y ==")
+    bad = (
+        GOOD.replace("title: T\n", "")
+        .replace("level: 2", "level: 7")
+        .replace("{{c2::1}}", "{{c2::1")
+        .replace("assert y", "assert y ==")
+    )
     found = problems(bad)
     assert "第 1 行：front matter 缺少非空的 'title'" in found
     assert any("'level' 必须是" in p for p in found)
@@ -83,17 +87,26 @@ def test_reports_every_problem_with_its_line():
     assert any(p.startswith("第 18 行第 13 列：```python check 代码块有语法错误") for p in found)
 
 
-@pytest.mark.parametrize("mutate, message", [
-    (lambda t: t.replace("---\ntitle", "title", 1), "开头"),
-    (lambda t: t.replace("```python check", "```text"), "需要恰好一个 ```python check 代码块，实际有 0 个"),
-    (lambda t: t.replace("```python\ny", "```python\ny = 1\n```\n\n```python\ny"), "需要恰好一个 ```python 代码块，实际有 2 个"),
-    (lambda t: t.replace("level: 2", "level: [1"), "不是合法的 YAML"),
-    (lambda t: t.replace("tags: [a]", "tags: [a]\ncolour: red"), "未知的 front matter 键 'colour'"),
-    (lambda t: t.replace("### 参考答案\n\nA.", ""), "需要题目，然后是 '### 参考答案'"),
-    (lambda t: t + "\n## Appendix\n\nmore\n", "未知的小节 '## Appendix'"),
-    (lambda t: t.replace("y = {{c1::math.sqrt(4)::平方根}} + {{c2::1}}", "# only a comment"), "没有可以挖空的 token"),
-    (lambda t: t.replace("+ {{c2::1}}", "+ max(1,"), "```python 代码块有语法错误"),
-])
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (lambda t: t.replace("---\ntitle", "title", 1), "开头"),
+        (lambda t: t.replace("```python check", "```text"), "需要恰好一个 ```python check 代码块，实际有 0 个"),
+        (
+            lambda t: t.replace("```python\ny", "```python\ny = 1\n```\n\n```python\ny"),
+            "需要恰好一个 ```python 代码块，实际有 2 个",
+        ),
+        (lambda t: t.replace("level: 2", "level: [1"), "不是合法的 YAML"),
+        (lambda t: t.replace("tags: [a]", "tags: [a]\ncolour: red"), "未知的 front matter 键 'colour'"),
+        (lambda t: t.replace("### 参考答案\n\nA.", ""), "需要题目，然后是 '### 参考答案'"),
+        (lambda t: t + "\n## Appendix\n\nmore\n", "未知的小节 '## Appendix'"),
+        (
+            lambda t: t.replace("y = {{c1::math.sqrt(4)::平方根}} + {{c2::1}}", "# only a comment"),
+            "没有可以挖空的 token",
+        ),
+        (lambda t: t.replace("+ {{c2::1}}", "+ max(1,"), "```python 代码块有语法错误"),
+    ],
+)
 def test_malformed_files_say_what_is_wrong(mutate, message):
     assert any(message in p for p in problems(mutate(GOOD)))
 
@@ -126,6 +139,7 @@ def test_start_up_fails_on_a_malformed_file_with_path_and_line(snippets_dir: Pat
 def test_earlier_versions_come_back_from_the_archive(tmp_path: Path):
     from app.db.snippet_rows import SnippetRows
     from app.db.store import Store
+
     url = f"sqlite:///{tmp_path / 'db.sqlite'}"
     first = SnippetLibrary(SnippetRows(Store(url).engine))
     old = parse_snippet(GOOD, "t")
@@ -143,6 +157,7 @@ def test_bundled_snippets_all_parse():
     library = SnippetLibrary()
     library._current = {}
     from app.settings import PROJECT_DIR
+
     ids = sorted(p.stem for p in (PROJECT_DIR / "snippets").glob("[!_]*.md"))
     assert len(ids) == 8
     for snippet_id in ids:
@@ -152,6 +167,7 @@ def test_bundled_snippets_all_parse():
 
 def test_the_readme_example_is_a_valid_exercise():
     from app.settings import PROJECT_DIR
+
     readme = (PROJECT_DIR / "README.md").read_text(encoding="utf-8")
     example = readme.split("````markdown\n")[1].split("\n````")[0]
     snippet = parse_snippet(example, "safe-softmax")

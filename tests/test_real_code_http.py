@@ -1,5 +1,6 @@
 """A teacher's real code through a real uvicorn server: packages the sandbox offers, imports it
 does not, newer syntax, survivors at one file place everywhere, and a draft's preview by token."""
+
 import re
 import subprocess
 import sys
@@ -8,8 +9,8 @@ import time
 import httpx
 import pytest
 
-from app.snippets.parse import parse_snippet
 from app.learn.drills import random_drill
+from app.snippets.parse import parse_snippet
 from tests.teach_helpers import TOKEN
 
 pytestmark = [pytest.mark.server, pytest.mark.filterwarnings("ignore::ResourceWarning")]
@@ -91,9 +92,12 @@ def test_an_import_the_sandbox_does_not_offer_is_refused_with_the_package_and_th
     problems = refused.json()["problems"]
     assert len(problems) == 1 and "fastapi" in problems[0]["message"]
     assert "CODECLOZE_SANDBOX_PACKAGES" in problems[0]["message"] and "einops" in problems[0]["message"]
-    assert problems[0]["text"] == "import fastapi" and problems[0]["line"] == text.split("\n").index("import fastapi") + 1
-    english = httpx.put(f"{teacher_server}/api/snippets/imports-fastapi?lang=en", content=text.encode(),
-                        headers=BEARER, timeout=60).json()["problems"][0]["message"]
+    assert (
+        problems[0]["text"] == "import fastapi" and problems[0]["line"] == text.split("\n").index("import fastapi") + 1
+    )
+    english = httpx.put(
+        f"{teacher_server}/api/snippets/imports-fastapi?lang=en", content=text.encode(), headers=BEARER, timeout=60
+    ).json()["problems"][0]["message"]
     assert english.startswith("The code imports fastapi") and "CODECLOZE_SANDBOX_PACKAGES" in english
     assert httpx.get(f"{teacher_server}/api/snippets/imports-fastapi", headers=BEARER).status_code == 404
 
@@ -116,7 +120,9 @@ def test_a_failing_reference_run_is_placed_at_its_file_line_and_column(teacher_s
     """The sandbox reports where the failing expression starts; the API, the page and the CLI give
     that file line, its column (past the cloze markers of the line) and the line's text."""
     line_text = "    return math.sqrt(x * x + {{c1::y * y}}) + undefined_name"
-    text = WEAK.replace("    return math.sqrt(x * x + y * y)", line_text).replace("```python check", "```python check\nnorm(3, 4)")
+    text = WEAK.replace("    return math.sqrt(x * x + y * y)", line_text).replace(
+        "```python check", "```python check\nnorm(3, 4)"
+    )
     refused = put(teacher_server, "failing-norm", text)
     assert refused.status_code == 422
     (problem,) = refused.json()["problems"]
@@ -128,8 +134,9 @@ def test_a_failing_reference_run_is_placed_at_its_file_line_and_column(teacher_s
     assert form.status_code == 422 and f"第 {problem['line']} 行第 {problem['column']} 列" in form.text
     path = tmp_path / "failing-norm.md"
     path.write_text(text)
-    cli = subprocess.run([sys.executable, "-m", "app.snippets", "check", str(path)], capture_output=True, text=True,
-                         timeout=300)
+    cli = subprocess.run(
+        [sys.executable, "-m", "app.snippets", "check", str(path)], capture_output=True, text=True, timeout=300
+    )
     assert f"{path}:{problem['line']}:{problem['column']}: " in cli.stdout, cli.stdout + cli.stderr
 
 
@@ -149,10 +156,17 @@ def test_the_same_survivor_has_the_same_file_place_in_the_api_the_page_and_the_c
     from_api = {(s["line"], s["column"], s["original"], s["replacement"]) for s in api["survivors"]}
     assert from_api
     lines = WEAK.split("\n")
-    assert all(lines[line - 1] == s["text"] for (line, *_r), s in zip(sorted(from_api), sorted(
-        api["survivors"], key=lambda s: (s["line"], s["column"], s["original"], s["replacement"]))))
-    assert {line for line, *_r in from_api} <= {lines.index("import math") + 1,
-                                               lines.index("    return math.sqrt(x * x + y * y)") + 1}
+    assert all(
+        lines[line - 1] == s["text"]
+        for (line, *_r), s in zip(
+            sorted(from_api),
+            sorted(api["survivors"], key=lambda s: (s["line"], s["column"], s["original"], s["replacement"])),
+        )
+    )
+    assert {line for line, *_r in from_api} <= {
+        lines.index("import math") + 1,
+        lines.index("    return math.sqrt(x * x + y * y)") + 1,
+    }
 
     page = teacher_page(teacher_server)
     started = page.post("/teach/snippets/weak-norm/strength", data={"csrf": csrf(page)})
@@ -162,16 +176,25 @@ def test_the_same_survivor_has_the_same_file_place_in_the_api_the_page_and_the_c
         assert time.monotonic() < deadline
         time.sleep(0.5)
     html = page.get(f"/teach/strength/{job}").text
-    rows = re.findall(r"<tr><td>(\d+)</td><td>(\d+)</td><td><code class=\"line-text\">(.*?)</code></td>"
-                      r"<td><code>(.*?)</code></td><td><code>(.*?)</code></td></tr>", html)
-    unescape = lambda t: t.replace("&#34;", '"').replace("&#39;", "'").replace("&gt;", ">").replace("&lt;", "<").replace("&amp;", "&")
+    rows = re.findall(
+        r"<tr><td>(\d+)</td><td>(\d+)</td><td><code class=\"line-text\">(.*?)</code></td>"
+        r"<td><code>(.*?)</code></td><td><code>(.*?)</code></td></tr>",
+        html,
+    )
+    unescape = lambda t: (
+        t.replace("&#34;", '"').replace("&#39;", "'").replace("&gt;", ">").replace("&lt;", "<").replace("&amp;", "&")
+    )
     from_page = {(int(a), int(b), unescape(o), unescape(r)) for a, b, _t, o, r in rows}
     assert from_page == from_api
 
     path = tmp_path / "weak-norm.md"
     path.write_text(WEAK)
-    done = subprocess.run([sys.executable, "-m", "app.snippets", "check", "--strength", str(path)],
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "app.snippets", "check", "--strength", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     found = re.findall(rf"^{re.escape(str(path))}:(\d+):(\d+): mutant '(.*)' → '(.*)' survives$", done.stdout, re.M)
     assert {(int(a), int(b), o, r) for a, b, o, r in found} == from_api, done.stdout
 

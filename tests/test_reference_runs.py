@@ -2,10 +2,10 @@
 
 One interpreter imports torch once and forks a child per program, so the suite stays fast.
 """
+
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -42,7 +42,7 @@ def snippets():
 def broken(snippet) -> str:
     """The exercise with its last blank's answer replaced by nonsense."""
     blank = snippet.blanks[-1]
-    return snippet.code[:blank.start] + "None" + snippet.code[blank.end:]
+    return snippet.code[: blank.start] + "None" + snippet.code[blank.end :]
 
 
 @pytest.fixture(scope="module")
@@ -52,8 +52,9 @@ def exit_codes() -> dict[str, int]:
         programs[s.id] = [("setup", s.setup), ("code", s.code), ("check", s.check)]
         if s.is_exercise:
             programs[f"{s.id}:broken"] = [("setup", s.setup), ("code", broken(s)), ("check", s.check)]
-    done = subprocess.run([sys.executable, "-c", RUNNER], input=json.dumps(programs), capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", RUNNER], input=json.dumps(programs), capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.splitlines()[-1])
 

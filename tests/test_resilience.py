@@ -1,4 +1,5 @@
 """A full queue answers "busy, retry" at once; a dead fork server is replaced without the learner noticing."""
+
 import os
 import signal
 import threading
@@ -16,8 +17,9 @@ JSON = {"accept": "application/json"}
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    settings = Settings(data_dir=tmp_path_factory.mktemp("d"), use_cdn=False, cpu_seconds=2, wall_seconds=3,
-                        workers=1, queue=0)
+    settings = Settings(
+        data_dir=tmp_path_factory.mktemp("d"), use_cdn=False, cpu_seconds=2, wall_seconds=3, workers=1, queue=0
+    )
     with ThreadedServer(create_app(settings)) as live:
         yield live
 
@@ -25,14 +27,16 @@ def server(tmp_path_factory):
 def endless_exercise(app) -> dict:
     snippet = app.state.library.get("ex1-attention-memory")
     from tests.helpers import right_answers
+
     answers = right_answers(app, "ex1-attention-memory")
     answers["c0"] = "any(iter(int, 1))"
     return {"version": snippet.version, **answers}
 
 
 def test_a_full_queue_answers_busy_at_once(server):
-    slow = threading.Thread(target=lambda: server.client().post("/s/ex1-attention-memory",
-                                                                data=endless_exercise(server.app)))
+    slow = threading.Thread(
+        target=lambda: server.client().post("/s/ex1-attention-memory", data=endless_exercise(server.app))
+    )
     slow.start()
     time.sleep(0.5)  # the only worker is now busy
     with server.client() as http:

@@ -1,8 +1,11 @@
 """Review masks of spans and lines, the forecast beside them, and the desired retention on /me."""
+
+from datetime import UTC
+
 from sqlalchemy import select
 
-from app.engine.units import line_pieces
 from app.engine.tokens import DEFAULT_KINDS
+from app.engine.units import line_pieces
 from app.memory.learner_model import learner_model
 from app.memory.tables import models
 from tests.helpers import input_names
@@ -40,6 +43,7 @@ def test_line_and_span_reviews_are_reproducible_from_their_url_and_scored(client
 
 def pieces_start(snippet, unit, first, last):
     from app.memory.pieces import pieces_of
+
     piece = pieces_of(snippet.code, unit)[first, last]
     return slice(piece.start, piece.end)
 
@@ -48,7 +52,13 @@ def test_broken_piece_urls_are_a_clear_422(client):
     practise(client, rate=30, seed=3)
     query = query_of(review_location(client, "line"))
     base = f"/s/{SNIPPET}/review?rate=20&unit=line&seed=1&v={query['v']}&at=1"
-    for bad in ("&low=1&new=", "&low=1-999&new=", "&low=a-b&new=", "&low=&new=", f"&low={query['low']}.{query['low']}&new="):
+    for bad in (
+        "&low=1&new=",
+        "&low=1-999&new=",
+        "&low=a-b&new=",
+        "&low=&new=",
+        f"&low={query['low']}.{query['low']}&new=",
+    ):
         response = client.get(base + bad)
         assert response.status_code == 422 and "复习链接" in response.text, bad
     assert client.get(f"/s/{SNIPPET}/review?rate=20&unit=lines").status_code == 422
@@ -74,7 +84,7 @@ def test_me_shows_the_forecast_and_the_retention_setting_drives_the_model(client
 
 
 def test_due_dates_follow_the_desired_retention():
-    from datetime import datetime, timezone
+    from datetime import datetime
     from types import SimpleNamespace
 
     from fsrs import Card, Rating, State
@@ -82,7 +92,7 @@ def test_due_dates_follow_the_desired_retention():
     from app.memory.learner_model import scheduler_for
     from app.memory.summary import due_at
 
-    at = datetime(2027, 1, 4, tzinfo=timezone.utc)
+    at = datetime(2027, 1, 4, tzinfo=UTC)
     card = Card(state=State.Review, stability=10.0, difficulty=5.0, due=at, last_review=at)
     row = SimpleNamespace(fsrs=card.to_dict(), due=at)
     lax, default, strict = (due_at(row, scheduler_for(None, r)) for r in (0.8, 0.9, 0.95))
@@ -94,19 +104,34 @@ def test_due_dates_follow_the_desired_retention():
 
 def test_the_review_policy_follows_the_desired_retention():
     import random
-    from datetime import datetime, timedelta, timezone
+    from datetime import datetime, timedelta
 
     from app.memory.learner_model import scheduler_for
     from app.memory.policy import CHOSEN, interval_ratio
     from app.memory.review import review_mask
     from app.memory.state import TokenMemory
 
-    now, rng = datetime(2027, 1, 4, tzinfo=timezone.utc), random.Random(3)
-    memory = {i: TokenMemory(i, rng.choice([0.5, 2.0, 8.0, 30.0]), (now - timedelta(days=rng.uniform(0, 20))).timestamp(),
-                             0.0, None, 1, 0, None, 5.0) for i in range(80)}
+    now, rng = datetime(2027, 1, 4, tzinfo=UTC), random.Random(3)
+    memory = {
+        i: TokenMemory(
+            i,
+            rng.choice([0.5, 2.0, 8.0, 30.0]),
+            (now - timedelta(days=rng.uniform(0, 20))).timestamp(),
+            0.0,
+            None,
+            1,
+            0,
+            None,
+            5.0,
+        )
+        for i in range(80)
+    }
+
     def mask(retention):
-        return review_mask("v1", tuple(range(80)), 20, 1, memory, now, scheduler=scheduler_for(None, retention),
-                           retention=retention).chosen
+        return review_mask(
+            "v1", tuple(range(80)), 20, 1, memory, now, scheduler=scheduler_for(None, retention), retention=retention
+        ).chosen
+
     assert mask(0.9) == review_mask("v1", tuple(range(80)), 20, 1, memory, now).chosen  # the benchmarked default
     assert len({mask(0.8), mask(0.9), mask(0.95)}) == 3
     assert interval_ratio(scheduler_for(None, 0.9), 0.95) < 1 < interval_ratio(scheduler_for(None, 0.9), 0.8)

@@ -1,4 +1,5 @@
 """A real uvicorn server in a subprocess, spoken to over HTTP."""
+
 import json
 import re
 import urllib.error
@@ -34,9 +35,11 @@ def test_a_drill_round_trip(live_server):
     seed = int(re.search(r"seed=(\d+)", url).group(1))
     version = re.search(r'name="version" value="(\w+)"', html).group(1)
     names = re.findall(r'name="(s\d+)"', html)
-    status, body, _ = fetch(live_server + "/s/mlm-flash-forward/drill",
-                            {"version": version, "rate": "20", "seed": str(seed), **{n: "?" for n in names}},
-                            {"accept": "application/json"})
+    status, body, _ = fetch(
+        live_server + "/s/mlm-flash-forward/drill",
+        {"version": version, "rate": "20", "seed": str(seed), **{n: "?" for n in names}},
+        {"accept": "application/json"},
+    )
     result = json.loads(body)["result"]
     assert status == 200 and result["total"] == len(names) and result["correct"] == 0
 
@@ -51,6 +54,7 @@ def test_the_generated_teacher_login_is_logged_as_a_full_url_that_signs_in(tmp_p
     import threading
 
     from tests.conftest import start_server
+
     proc, url = start_server(tmp_path / "data", CODECLOZE_TEACHER_TOKEN=None, CODECLOZE_LOG_LEVEL="WARNING")
     lines: list[str] = []
     reader = threading.Thread(target=lambda: lines.extend(line.decode() for line in proc.stdout), daemon=True)
@@ -78,6 +82,7 @@ def test_listening_urls_are_read_from_this_process_sockets_without_leaking_any()
     import socket
 
     from app.observability.addresses import listening_urls
+
     before = len(os.listdir("/proc/self/fd"))
     with socket.socket() as listener, socket.socket(socket.AF_INET6) as wildcard, socket.socket() as idle:
         listener.bind(("127.0.0.1", 0))

@@ -1,4 +1,5 @@
 """The store on every database the app supports: SQLite (embedded default) and a real PostgreSQL."""
+
 import asyncio
 
 import pytest
@@ -13,8 +14,9 @@ pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning")
 
 
 def record(learner: str = "a" * 32, seed: int = 1, **extra) -> AttemptRecord:
-    return AttemptRecord(learner, "mlm-online-softmax", "0123456789ab", "random", 20, seed,
-                         {"s1": True, "s4": False}, "passed", **extra)
+    return AttemptRecord(
+        learner, "mlm-online-softmax", "0123456789ab", "random", 20, seed, {"s1": True, "s4": False}, "passed", **extra
+    )
 
 
 @pytest.fixture
@@ -38,6 +40,7 @@ def test_migrations_reach_head_and_a_second_start_changes_nothing(store):
 def test_concurrent_attempts_are_each_stored_once_their_call_returns(store):
     async def many():
         return await asyncio.gather(*(store.record_attempt(record(seed=i)) for i in range(200)))
+
     ids = asyncio.run(many())
     assert len(set(ids)) == 200 and count(store) == 200
     assert store.attempts_of("a" * 32, limit=500)[0]["seed"] in range(200)
@@ -45,8 +48,10 @@ def test_concurrent_attempts_are_each_stored_once_their_call_returns(store):
 
 def test_one_row_the_database_refuses_does_not_take_the_others_with_it(store):
     async def mixed():
-        return await asyncio.gather(*(store.record_attempt(record(seed=2**70 if i == 3 else i)) for i in range(8)),
-                                    return_exceptions=True)
+        return await asyncio.gather(
+            *(store.record_attempt(record(seed=2**70 if i == 3 else i)) for i in range(8)), return_exceptions=True
+        )
+
     results = asyncio.run(mixed())
     assert isinstance(results[3], NotStored)
     assert all(isinstance(r, int) for i, r in enumerate(results) if i != 3)
@@ -72,7 +77,8 @@ def test_snippet_versions_and_publish_state(store):
     rows.save("square", "bbbbbbbbbbbb", "text two", published=True)
     rows.keep_version("square", "aaaaaaaaaaaa", "text one")  # already there: fine
     assert [(u.id, u.version, u.published, u.source) for u in rows.uploaded()] == [
-        ("square", "bbbbbbbbbbbb", True, "text two")]
+        ("square", "bbbbbbbbbbbb", True, "text two")
+    ]
     assert rows.source("square", "aaaaaaaaaaaa") == "text one"
     rows.set_published("square", False)
     rows.remove("square")
@@ -80,8 +86,9 @@ def test_snippet_versions_and_publish_state(store):
 
 
 def test_learner_models_are_upserted_and_read_back(store):
-    from app.memory.learner_model import count_reviews, learner_model, save_parameters, set_retention
     from fsrs.scheduler import DEFAULT_PARAMETERS
+
+    from app.memory.learner_model import count_reviews, learner_model, save_parameters, set_retention
 
     learner = "m" * 32
     for reviews in (30, 12):

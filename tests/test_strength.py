@@ -1,4 +1,5 @@
 """Check strength: one-token mutants of the reference code, and how many the check catches."""
+
 import asyncio
 import time
 from types import SimpleNamespace
@@ -7,8 +8,8 @@ import pytest
 
 from app.engine.tokens import candidate_spans, eligible_spans
 from app.sandbox import Limits, Sandbox
-from app.snippets.parse import parse_snippet
 from app.snippets.mutants import PER_POSITION
+from app.snippets.parse import parse_snippet
 from app.snippets.strength import NOT_RUN, check_strength, mutants
 
 CODE = '''import math
@@ -30,11 +31,11 @@ def safe_max(v):
         best = max(best, x)
     return best
 '''
-STRONG = '''assert abs(norm([3, 4]) - 5) < 1e-9
+STRONG = """assert abs(norm([3, 4]) - 5) < 1e-9
 assert abs(norm([1, -1, 1, -1], p=1) - 4) < 1e-9
 assert clamp(-1, 0, 10) == 0 and clamp(11, 0, 10) == 10 and clamp(5, 0, 10) == 5
 assert safe_max([-3, -7]) == -3 and safe_max([]) == float('-inf')
-'''
+"""
 WEAK = "assert callable(norm) and callable(clamp) and callable(safe_max)\n"
 
 
@@ -54,6 +55,7 @@ def at(code: str, needle: str, line_text: str) -> tuple[int, int]:
 
 # -- mutants: pure ------------------------------------------------------------------------
 
+
 def test_each_mutant_compiles_and_differs_at_exactly_its_span():
     spans = candidate_spans(CODE)
     found = mutants(snippet())
@@ -61,7 +63,7 @@ def test_each_mutant_compiles_and_differs_at_exactly_its_span():
     for m in found:
         span = spans[m.span_index]
         assert m.original == span.text != m.replacement
-        assert m.code == CODE[:span.start] + m.replacement + CODE[span.end:]
+        assert m.code == CODE[: span.start] + m.replacement + CODE[span.end :]
         compile(m.code, "<mutant>", "exec")
         assert m.line == CODE.count("\n", 0, span.start) + 1
         assert m.column == span.start - CODE.rfind("\n", 0, span.start)
@@ -73,8 +75,10 @@ def test_every_eligible_position_gets_a_few_mutants():
     for m in found:
         by_position.setdefault(m.span_index, []).append(m.replacement)
     spans = candidate_spans(CODE)
-    missing = {(spans[i].text, CODE.count("\n", 0, spans[i].start) + 1)
-               for i in {s.index for s in eligible_spans(CODE)} - set(by_position)}
+    missing = {
+        (spans[i].text, CODE.count("\n", 0, spans[i].start) + 1)
+        for i in {s.index for s in eligible_spans(CODE)} - set(by_position)
+    }
     # None that compiles: math has no other attribute here; clamp's parameters only each other's names.
     assert missing == {("fsum", 5), ("x", 7), ("low", 7), ("high", 7)}
     assert all(1 <= len(r) <= PER_POSITION == 3 and len(set(r)) == len(r) for r in by_position.values())
@@ -116,12 +120,12 @@ def test_inert_places_get_no_mutants_declarations_do():
 
 # -- against the sandbox ------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def box():
     """One sandbox with short limits, driven from its own event loop (no pytest-asyncio)."""
     loop = asyncio.new_event_loop()
-    sandbox = Sandbox(Limits(cpu_seconds=2, wall_seconds=4, memory_bytes=512 << 20), workers=2, queue=8,
-                      uid_base=61100)
+    sandbox = Sandbox(Limits(cpu_seconds=2, wall_seconds=4, memory_bytes=512 << 20), workers=2, queue=8, uid_base=61100)
     loop.run_until_complete(sandbox.start())
     yield SimpleNamespace(sandbox=sandbox, run=loop.run_until_complete)
     loop.run_until_complete(sandbox.close())
@@ -155,12 +159,16 @@ def test_a_weak_check_lets_mutants_survive_and_lists_them(box):
 
 def test_a_mutant_that_changes_nothing_is_likely_equivalent_not_a_survivor(box):
     # `l = 0.0` → `1.0`: the first step multiplies l by exp(-inf) = 0, so no check can tell.
-    code = ("def total_exp(row):\n    m = float('-inf')\n    l = 0.0\n    for x in row:\n"
-            "        m_new = max(m, x)\n        l = l * math.exp(m - m_new) + math.exp(x - m_new)\n"
-            "        m = m_new\n    return l, m\n")
-    check = ("import math, random\nrandom.seed(5)\nrow = [random.uniform(-9, 9) for _ in range(6)]\n"
-             "l, m = total_exp(row)\nassert abs(l - sum(math.exp(x - max(row)) for x in row)) < 1e-9\n"
-             "assert m == max(row)\n")
+    code = (
+        "def total_exp(row):\n    m = float('-inf')\n    l = 0.0\n    for x in row:\n"
+        "        m_new = max(m, x)\n        l = l * math.exp(m - m_new) + math.exp(x - m_new)\n"
+        "        m = m_new\n    return l, m\n"
+    )
+    check = (
+        "import math, random\nrandom.seed(5)\nrow = [random.uniform(-9, 9) for _ in range(6)]\n"
+        "l, m = total_exp(row)\nassert abs(l - sum(math.exp(x - max(row)) for x in row)) < 1e-9\n"
+        "assert m == max(row)\n"
+    )
     report = box.run(check_strength(snippet(code, check), box.sandbox))
     equivalent = {(r.mutant.original, r.mutant.replacement) for r in report.equivalent}
     assert ("0.0", "1.0") in equivalent

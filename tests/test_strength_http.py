@@ -1,5 +1,6 @@
 """Check strength as teachers use it, against a real uvicorn server with the sandbox: the analysis
 starts by itself after an upload or edit, is stored per version, and says when it is complete."""
+
 import json
 import time
 import urllib.error
@@ -33,14 +34,15 @@ CHECK
 ```
 '''
 WEAK = "assert callable(scaled)"
-STRONG = ("def verify():\n    assert scaled([1.5, -2.0], 3.0) == [4.5, -6.0]\n    assert scaled([1.0]) == [2.0]\n"
-          "    try:\n        scaled([1.0], 0)\n    except ValueError:\n        pass\n    else:\n"
-          "        raise AssertionError('0 is refused')\n\n\nverify()")
+STRONG = (
+    "def verify():\n    assert scaled([1.5, -2.0], 3.0) == [4.5, -6.0]\n    assert scaled([1.0]) == [2.0]\n"
+    "    try:\n        scaled([1.0], 0)\n    except ValueError:\n        pass\n    else:\n"
+    "        raise AssertionError('0 is refused')\n\n\nverify()"
+)
 
 
 def call(url: str, method: str = "GET", body: bytes | None = None) -> tuple[int, dict]:
-    request = urllib.request.Request(url, data=body, method=method,
-                                     headers={**BEARER, "content-type": "text/markdown"})
+    request = urllib.request.Request(url, data=body, method=method, headers={**BEARER, "content-type": "text/markdown"})
     try:
         with urllib.request.urlopen(request, timeout=30) as response:
             return response.status, json.loads(response.read())
@@ -72,6 +74,7 @@ def complete(url: str, snippet_id: str, version: str, timeout: float = 120) -> d
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     from tests.conftest import running_server
+
     with running_server(tmp_path_factory.mktemp("strength"), CODECLOZE_TEACHER_TOKEN=TOKEN) as url:
         yield url
 
@@ -83,11 +86,17 @@ def test_an_upload_is_analysed_without_asking_and_inert_places_get_no_mutants(se
     by_text = {}
     for p in report["positions"]:
         assert p["line_text"] == code_lines[p["line"] - 1]
-        assert p["line_text"][p["column"] - 1:].startswith(p["text"])
+        assert p["line_text"][p["column"] - 1 :].startswith(p["text"])
         by_text.setdefault(p["text"], []).append(p)
     # Annotations, the docstring and the message strings are no positions, so none of their mutants count.
-    assert not {"float", "list", '"""Every value times the factor."""', '"factor must not be 0"',
-                '"scaling"', '"values"'} & set(by_text)
+    assert not {
+        "float",
+        "list",
+        '"""Every value times the factor."""',
+        '"factor must not be 0"',
+        '"scaling"',
+        '"values"',
+    } & set(by_text)
     assert [p["line_text"] for p in by_text["Sequence"]] == ["from typing import Sequence"]  # imported, not annotated
     counted = {m["line"] for m in report["survivors"]} | {p["line"] for p in report["positions"]}
     assert all(not code_lines[line - 1].lstrip().startswith('"""') for line in counted)
@@ -103,8 +112,11 @@ def test_a_check_only_edit_reruns_exactly_the_same_mutants(served):
     after = complete(served, "same-mutants", strong["version"])
 
     def mutants(report):
-        return [(p["index"], p["line"], p["column"], p["text"], [m["replacement"] for m in p["mutants"]])
-                for p in report["positions"]]
+        return [
+            (p["index"], p["line"], p["column"], p["text"], [m["replacement"] for m in p["mutants"]])
+            for p in report["positions"]
+        ]
+
     assert mutants(before) == mutants(after) and sum(len(m[4]) for m in mutants(after)) > 20
     assert before["survivors"] and not after["survivors"]
     assert after["counts"]["caught"] > before["counts"]["caught"]

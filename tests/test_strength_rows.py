@@ -1,5 +1,8 @@
 """Stored analyses on every database the app supports: progress never overwrites a finished run,
 and grading reads the caught positions of complete analyses only."""
+
+from datetime import UTC
+
 import pytest
 
 from app.db import strength_rows
@@ -23,8 +26,9 @@ def test_a_run_goes_from_running_to_complete_and_late_progress_changes_nothing(e
     assert strength_rows.load(engine, "s", "v1")["done"] == 4
     assert strength_rows.caught_positions(engine, "s", "v1") == ("running", frozenset())
     report = {"positions": [{"index": 3, "text": "x", "line_text": "y = x  # 注释", "state": "caught"}]}
-    strength_rows.save(engine, "s", "v1", state="complete", done=10, total=10, caught=[3, 7], report=report,
-                       seconds=1.5)
+    strength_rows.save(
+        engine, "s", "v1", state="complete", done=10, total=10, caught=[3, 7], report=report, seconds=1.5
+    )
     strength_rows.progress(engine, "s", "v1", 5, 10)  # a write that arrives after the end
     row = strength_rows.load(engine, "s", "v1")
     assert (row["state"], row["done"], row["report"], row["seconds"]) == ("complete", 10, report, 1.5)
@@ -41,13 +45,13 @@ def test_a_failed_run_credits_nothing_and_a_rerun_replaces_it(engine):
 
 
 def test_a_run_silent_for_long_was_interrupted_and_is_started_again(engine):
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from sqlalchemy import update
+
     strength_rows.save(engine, "s", "v1", state="running", done=3, total=10)
     assert strength_rows.caught_positions(engine, "s", "v1") == ("running", frozenset())
     with engine.begin() as db:
-        db.execute(update(strength_rows.strength).values(
-            updated_at=datetime.now(timezone.utc) - strength_rows.STALE_AFTER * 2))
+        db.execute(update(strength_rows.strength).values(updated_at=datetime.now(UTC) - strength_rows.STALE_AFTER * 2))
     assert strength_rows.caught_positions(engine, "s", "v1") == (None, frozenset())  # grading starts a new one
     assert strength_rows.load(engine, "s", "v1")["state"] == "failed"

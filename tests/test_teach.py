@@ -1,4 +1,5 @@
 """The teacher area over HTTP: access, upload and validation, lifecycle, and bad input."""
+
 import re
 
 import pytest
@@ -45,6 +46,7 @@ def test_wrong_tokens_back_off_but_the_right_one_always_signs_in(client):
 
 def test_a_short_token_stops_start_up_with_a_clear_message(tmp_path):
     from app.web.keys import ConfigError
+
     with pytest.raises(ConfigError, match="at least 16"):
         create_app(Settings(data_dir=tmp_path / "d", execution=False, teacher_token="short-token"))
     derived = create_app(Settings(data_dir=tmp_path / "e", execution=False)).state.auth.token
@@ -66,6 +68,7 @@ def test_logout_ends_the_session(client):
 
 def test_expired_session_says_so(tmp_path):
     import time
+
     app = create_app(Settings(data_dir=tmp_path / "d", execution=False, teacher_token=TOKEN, session_hours=1 / 3600))
     with TestClient(app) as client:
         login(client)
@@ -106,10 +109,13 @@ def test_a_rejected_upload_lists_every_problem_and_keeps_the_text(client, settin
     assert stored_text(client.app) is None
 
 
-@pytest.mark.parametrize("case, words", [
-    (lambda: snippet_text().replace("```python check", "```text"), "python check 代码块"),
-    (lambda: snippet_text().replace("title: Square", "title: Square\ntitle2: x"), "未知的 front matter 键"),
-])
+@pytest.mark.parametrize(
+    "case, words",
+    [
+        (lambda: snippet_text().replace("```python check", "```text"), "python check 代码块"),
+        (lambda: snippet_text().replace("title: Square", "title: Square\ntitle2: x"), "未知的 front matter 键"),
+    ],
+)
 def test_format_problems(client, case, words):
     assert words in upload(client, login(client), case()).text
 
@@ -153,7 +159,13 @@ def test_file_upload_takes_its_id_from_the_file_name(client):
 
 def test_html_in_titles_and_prose_is_escaped(client):
     token = login(client)
-    upload(client, token, snippet_text(title='"<script>alert(1)</script>"', prose="<script>alert(2)</script> <img src=x onerror=alert(3)>"))
+    upload(
+        client,
+        token,
+        snippet_text(
+            title='"<script>alert(1)</script>"', prose="<script>alert(2)</script> <img src=x onerror=alert(3)>"
+        ),
+    )
     client.post("/teach/snippets/square/publish", data={"csrf": token})
     for html in (client.get("/").text, client.get("/s/square").text, client.get("/teach").text):
         assert "<script>alert" not in html and "<img src=x" not in html
@@ -190,7 +202,12 @@ def test_edit_makes_a_new_version_and_old_masks_still_score(client):
 def test_bundled_snippets_are_read_only(client):
     token = login(client)
     assert client.get("/teach/snippets/mlm-online-softmax").status_code == 200
-    assert client.post("/teach/snippets/mlm-online-softmax/delete", data={"csrf": token, "confirm": "mlm-online-softmax"}).status_code == 403
+    assert (
+        client.post(
+            "/teach/snippets/mlm-online-softmax/delete", data={"csrf": token, "confirm": "mlm-online-softmax"}
+        ).status_code
+        == 403
+    )
 
 
 def test_delete_needs_confirmation(client, settings):
@@ -226,12 +243,17 @@ def test_a_chunked_upload_over_the_limit_names_the_file_limit(client):
         yield f"csrf={token}&id=big&text=".encode()
         for _ in range(160):
             yield b"x" * 65536
-    response = client.post("/teach/new", content=ten_megabytes(),
-                           headers={"content-type": "application/x-www-form-urlencoded"})
+
+    response = client.post(
+        "/teach/new", content=ten_megabytes(), headers={"content-type": "application/x-www-form-urlencoded"}
+    )
     assert response.status_code == 413 and "片段文件最多 256 KB" in response.text
     assert "1024 KB" not in response.text
-    api = client.put("/api/snippets/big", content=ten_megabytes(),
-                     headers={"authorization": f"Bearer {TOKEN}", "content-type": "text/markdown"})
+    api = client.put(
+        "/api/snippets/big",
+        content=ten_megabytes(),
+        headers={"authorization": f"Bearer {TOKEN}", "content-type": "text/markdown"},
+    )
     assert api.status_code == 413 and "256 KB" in api.json()["error"]
     assert stored_text(client.app, "big") is None
 
@@ -239,7 +261,9 @@ def test_a_chunked_upload_over_the_limit_names_the_file_limit(client):
 def test_teacher_pages_answer_json_too(client):
     token = login(client)
     json_accept = {"accept": "application/json"}
-    created = client.post("/teach/new", data={"csrf": token, "id": "square", "text": snippet_text()}, headers=json_accept)
+    created = client.post(
+        "/teach/new", data={"csrf": token, "id": "square", "text": snippet_text()}, headers=json_accept
+    )
     assert created.status_code == 200 and created.json()["saved"] is True
     assert created.json()["snippet"]["id"] == "square"
     listing = client.get("/teach", headers=json_accept).json()

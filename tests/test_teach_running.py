@@ -1,4 +1,5 @@
 """Uploads whose reference is run in the sandbox: failing, endless, and passing checks."""
+
 import pytest
 from fastapi.testclient import TestClient
 
@@ -9,8 +10,9 @@ from tests.teach_helpers import TOKEN, login, snippet_text, stored_text, upload
 
 @pytest.fixture(scope="module")
 def teacher(tmp_path_factory):
-    settings = Settings(data_dir=tmp_path_factory.mktemp("d"), use_cdn=False, teacher_token=TOKEN,
-                        cpu_seconds=2, wall_seconds=3)
+    settings = Settings(
+        data_dir=tmp_path_factory.mktemp("d"), use_cdn=False, teacher_token=TOKEN, cpu_seconds=2, wall_seconds=3
+    )
     with TestClient(create_app(settings)) as client:
         yield client, login(client), settings.data_dir
 
@@ -55,6 +57,9 @@ def test_a_save_redirects_to_the_snippets_page_so_a_reload_resubmits_nothing(tea
         assert stored_text(client.app, "prg") == text
     plain = client.get("/teach/snippets/prg").text
     assert "已保存" not in plain and client.get("/teach/snippets/prg?saved=000000000000").text.count("已保存") == 0
-    as_json = client.post("/teach/new", data={"csrf": token, "id": "prg-json", "text": snippet_text()},
-                          headers={"accept": "application/json"})
+    as_json = client.post(
+        "/teach/new",
+        data={"csrf": token, "id": "prg-json", "text": snippet_text()},
+        headers={"accept": "application/json"},
+    )
     assert as_json.status_code == 200 and as_json.json()["saved"] is True  # API clients get the outcome itself

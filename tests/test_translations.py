@@ -1,5 +1,6 @@
 """Every UI string of the code and templates has an English translation, and the compiled
 catalog is the one the app serves."""
+
 import re
 import subprocess
 import sys
@@ -8,8 +9,8 @@ from pathlib import Path
 from babel.messages.pofile import read_po
 
 from app import i18n
-from app.settings import PROJECT_DIR
 from app.i18n.catalogs import compile_stale, stale
+from app.settings import PROJECT_DIR
 
 EN_PO = PROJECT_DIR / "app/i18n/locale/en/LC_MESSAGES/messages.po"
 PLACEHOLDER = re.compile(r"%\(\w+\)[sdr]|%%")
@@ -17,9 +18,24 @@ PLACEHOLDER = re.compile(r"%\(\w+\)[sdr]|%%")
 
 def extracted(root: Path, out: Path) -> set:
     """The msgids `pybabel extract` finds under root with the repo's babel.cfg, as scripts/translations runs it."""
-    subprocess.run([sys.executable, "-m", "babel.messages.frontend", "-q", "extract", "-F",
-                    str(PROJECT_DIR / "babel.cfg"), "--no-location", "-o", str(out), "."],
-                   cwd=root, check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "babel.messages.frontend",
+            "-q",
+            "extract",
+            "-F",
+            str(PROJECT_DIR / "babel.cfg"),
+            "--no-location",
+            "-o",
+            str(out),
+            ".",
+        ],
+        cwd=root,
+        check=True,
+        capture_output=True,
+    )
     with out.open("rb") as f:
         return {m.id for m in read_po(f) if m.id}
 
@@ -56,8 +72,11 @@ def test_a_new_string_without_translation_is_caught(tmp_path):
 
 def test_a_fuzzy_translation_counts_as_missing(tmp_path):
     po = tmp_path / "messages.po"
-    po.write_text('msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=utf-8\\n"\n\n'
-                  '#, fuzzy\nmsgid "保存"\nmsgstr "Save"\n\nmsgid "取消"\nmsgstr "Cancel"\n', encoding="utf-8")
+    po.write_text(
+        'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=utf-8\\n"\n\n'
+        '#, fuzzy\nmsgid "保存"\nmsgstr "Save"\n\nmsgid "取消"\nmsgstr "Cancel"\n',
+        encoding="utf-8",
+    )
     assert untranslated({"保存", "取消"}, po) == ["保存"]
 
 

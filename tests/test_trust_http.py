@@ -1,5 +1,6 @@
 """Tried as attackers would, through a real uvicorn, with honest users at the same time:
 cross-site posts, wrong teacher tokens, a huge unauthenticated multipart body, dates at the edge."""
+
 import sqlite3
 import threading
 import time
@@ -25,8 +26,10 @@ def served(tmp_path_factory):
 def rows(data) -> dict:
     """Every learner-owned row, to show that a refused post changed nothing."""
     with sqlite3.connect(data / "codecloze.db") as db:
-        return {table: db.execute(f"select * from {table} order by 1").fetchall()
-                for table in ("learners", "attempts", "memory_cards", "classes")}
+        return {
+            table: db.execute(f"select * from {table} order by 1").fetchall()
+            for table in ("learners", "attempts", "memory_cards", "classes")
+        }
 
 
 def honest(url: str) -> httpx.Client:
@@ -36,6 +39,7 @@ def honest(url: str) -> httpx.Client:
 
 def teacher(url: str) -> tuple[httpx.Client, str]:
     import re
+
     client = honest(url)
     assert client.get(f"/teach/login?token={TOKEN}").status_code == 200
     return client, re.search(r'name="csrf" value="([^"]+)"', client.get("/teach").text).group(1)
@@ -52,11 +56,16 @@ def test_cross_site_posts_are_refused_set_no_cookie_and_change_nothing(served, m
     assert learner.post(f"/s/{SNIPPET}/drill", data=form).status_code == 200
     cookie = learner.cookies["cc_learner"]
     before = rows(data)
-    attacks = [("/me/profile", {"name": "hacked", "class_code": ""}), ("/me/delete", {"confirm": "yes"}),
-               ("/me/link", {}), ("/join/c1", {}), (f"/s/{SNIPPET}/drill", form),
-               ("/teach/classes", {"csrf": csrf, "code": "evil"}), ("/teach/logout", {"csrf": csrf})]
-    forged = [{"origin": EVIL}, {"origin": "null"}, {"referer": EVIL + "/page"},
-              {"sec-fetch-site": "cross-site"}]
+    attacks = [
+        ("/me/profile", {"name": "hacked", "class_code": ""}),
+        ("/me/delete", {"confirm": "yes"}),
+        ("/me/link", {}),
+        ("/join/c1", {}),
+        (f"/s/{SNIPPET}/drill", form),
+        ("/teach/classes", {"csrf": csrf, "code": "evil"}),
+        ("/teach/logout", {"csrf": csrf}),
+    ]
+    forged = [{"origin": EVIL}, {"origin": "null"}, {"referer": EVIL + "/page"}, {"sec-fetch-site": "cross-site"}]
     for path, fields in attacks:
         for headers in forged:
             for cookies in ({"cc_learner": cookie, **tutor.cookies}, {}):  # the victim's browser, and none
@@ -69,8 +78,9 @@ def test_cross_site_posts_are_refused_set_no_cookie_and_change_nothing(served, m
     assert rows(data) == before
     # The same posts from the site's own pages work: Origin, or Referer when Origin is absent.
     assert learner.post("/me/profile", data={"name": "小红", "class_code": "c1"}).status_code == 200
-    same_referer = httpx.post(url + "/me/link", headers={"referer": url + "/me"}, cookies={"cc_learner": cookie},
-                              follow_redirects=False)
+    same_referer = httpx.post(
+        url + "/me/link", headers={"referer": url + "/me"}, cookies={"cc_learner": cookie}, follow_redirects=False
+    )
     assert same_referer.status_code == 303
     assert rows(data)["learners"] != before["learners"]
 
@@ -82,8 +92,9 @@ def test_the_right_token_signs_in_after_wrong_ones_from_the_same_and_other_addre
     assert statuses[:5] == [401] * 5 and set(statuses[5:]) == {429}
     # A teacher behind the same classroom address, at once, and from another address.
     for source in ("127.0.0.1", "127.0.0.3"):
-        with httpx.Client(base_url=url, headers={"origin": url},
-                          transport=httpx.HTTPTransport(local_address=source)) as teacher_browser:
+        with httpx.Client(
+            base_url=url, headers={"origin": url}, transport=httpx.HTTPTransport(local_address=source)
+        ) as teacher_browser:
             started = time.monotonic()
             response = teacher_browser.post("/teach/login", data={"token": TOKEN}, follow_redirects=False)
             assert response.status_code == 303 and "cc_teacher" in response.headers["set-cookie"]
@@ -105,8 +116,10 @@ def test_a_hundred_thousand_field_multipart_post_is_refused_within_a_second(serv
         response = httpx.post(url + "/teach/new", content=body, headers=headers, cookies=cookies, timeout=30)
         results[name] = (response.status_code, time.monotonic() - started)
 
-    threads = [threading.Thread(target=attack, args=("anonymous", {})),
-               threading.Thread(target=attack, args=("teacher", dict(tutor.cookies)))]
+    threads = [
+        threading.Thread(target=attack, args=("anonymous", {})),
+        threading.Thread(target=attack, args=("teacher", dict(tutor.cookies))),
+    ]
     for thread in threads:
         thread.start()
     started = time.monotonic()
@@ -119,9 +132,18 @@ def test_a_hundred_thousand_field_multipart_post_is_refused_within_a_second(serv
     assert honest_seconds < 1
 
 
-@pytest.mark.parametrize("query, status", [
-    ("to=9999-12-31", 200), ("from=0001-01-01", 200), ("from=0001-01-01&to=9999-12-31", 200),
-    ("to=10000-01-01", 422), ("from=0000-12-31", 422), ("to=9999-12-32", 422), ("from=2026-02-30", 422)])
+@pytest.mark.parametrize(
+    "query, status",
+    [
+        ("to=9999-12-31", 200),
+        ("from=0001-01-01", 200),
+        ("from=0001-01-01&to=9999-12-31", 200),
+        ("to=10000-01-01", 422),
+        ("from=0000-12-31", 422),
+        ("to=9999-12-32", 422),
+        ("from=2026-02-30", 422),
+    ],
+)
 def test_every_date_filter_takes_the_whole_calendar_or_refuses_with_a_422(served, main_app, query, status):
     url, _data = served
     tutor, csrf = teacher(url)
@@ -142,8 +164,13 @@ def test_a_client_cannot_choose_its_address_with_x_forwarded_for(served):
     """No proxy is trusted by default (and uvicorn runs with --no-proxy-headers): wrong tokens
     with a new X-Forwarded-For each still count against the socket's address."""
     url, _data = served
-    with httpx.Client(base_url=url, headers={"origin": url},
-                      transport=httpx.HTTPTransport(local_address="127.0.0.5")) as student:
-        statuses = [student.post("/teach/login", data={"token": "guess"},
-                                 headers={"x-forwarded-for": f"198.51.100.{i}"}).status_code for i in range(7)]
+    with httpx.Client(
+        base_url=url, headers={"origin": url}, transport=httpx.HTTPTransport(local_address="127.0.0.5")
+    ) as student:
+        statuses = [
+            student.post(
+                "/teach/login", data={"token": "guess"}, headers={"x-forwarded-for": f"198.51.100.{i}"}
+            ).status_code
+            for i in range(7)
+        ]
     assert statuses[:5] == [401] * 5 and set(statuses[5:]) == {429}

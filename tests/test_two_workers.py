@@ -1,7 +1,7 @@
 """Two workers on one database: what one commits, the other serves within a second."""
+
 import time
 
-import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
@@ -12,8 +12,18 @@ BEARER = {"authorization": f"Bearer {TOKEN}", "content-type": "text/markdown"}
 
 
 def worker(tmp_path, name: str, url: str) -> TestClient:
-    return TestClient(create_app(Settings(data_dir=tmp_path / name, database_url=url, execution=False,
-                                          use_cdn=False, teacher_token=TOKEN, sync_seconds=0.1)))
+    return TestClient(
+        create_app(
+            Settings(
+                data_dir=tmp_path / name,
+                database_url=url,
+                execution=False,
+                use_cdn=False,
+                teacher_token=TOKEN,
+                sync_seconds=0.1,
+            )
+        )
+    )
 
 
 def eventually(check, seconds: float = 1.0) -> bool:

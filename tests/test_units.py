@@ -1,7 +1,9 @@
 """Masks per unit and kind: counts, reproducibility, spans aligned to sub-expressions, lines whole."""
+
 import ast
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app.engine.mask import SEED_MAX, blank_count
 from app.engine.score import splice
@@ -11,14 +13,18 @@ from app.learn.drills import parse_kinds, random_drill
 from tests.test_engine import SNIPPETS
 
 KIND_SETS = st.sets(st.sampled_from(KINDS), min_size=1).map(lambda s: tuple(k for k in KINDS if k in s))
-MASKS = dict(snippet=st.sampled_from(SNIPPETS), rate=st.integers(10, 50), seed=st.integers(0, SEED_MAX),
-             kinds=KIND_SETS)
+MASKS = dict(
+    snippet=st.sampled_from(SNIPPETS), rate=st.integers(10, 50), seed=st.integers(0, SEED_MAX), kinds=KIND_SETS
+)
 
 
 def segments(code: str) -> set[str]:
     """The text of every one-line sub-expression and keyword argument of the code."""
-    return {ast.get_source_segment(code, node) for node in ast.walk(ast.parse(code))
-            if isinstance(node, (ast.expr, ast.keyword)) and node.lineno == node.end_lineno}
+    return {
+        ast.get_source_segment(code, node)
+        for node in ast.walk(ast.parse(code))
+        if isinstance(node, (ast.expr, ast.keyword)) and node.lineno == node.end_lineno
+    }
 
 
 def inside(code, hole, kinds):
@@ -28,7 +34,7 @@ def inside(code, hole, kinds):
 def assert_common(snippet, drill):
     code = snippet.code
     assert all(a.end <= b.start for a, b in zip(drill.holes, drill.holes[1:]))  # sorted, none overlap
-    assert all("\n" not in h.answer and h.answer == code[h.start:h.end] for h in drill.holes)
+    assert all("\n" not in h.answer and h.answer == code[h.start : h.end] for h in drill.holes)
     by_index = {s.index: s for s in candidate_spans(code)}
     for hole in drill.holes:  # the recorded range: first and last candidate token inside
         first, last = hole.span
@@ -81,8 +87,9 @@ def test_token_masks_draw_only_the_chosen_kinds(snippet, rate, seed, kinds):
     drill = random_drill(snippet, rate, seed, "token", kinds)
     chosen = {(s.start, s.end): s for s in eligible_spans(snippet.code, kinds)}
     assert len(drill.holes) == blank_count(rate, len(chosen)) == drill.hidden
-    assert all(chosen[(h.start, h.end)].kind in kinds and h.span == (chosen[(h.start, h.end)].index,) * 2
-               for h in drill.holes)
+    assert all(
+        chosen[(h.start, h.end)].kind in kinds and h.span == (chosen[(h.start, h.end)].index,) * 2 for h in drill.holes
+    )
     assert_common(snippet, drill)
 
 
@@ -92,6 +99,7 @@ def test_every_input_of_a_mask_changes_it(snippet, rate, seed):
     def keys(**change):
         args = {"rate": rate, "seed": seed, "unit": "span", "kinds": ("names", "literals", "operators"), **change}
         return random_drill(snippet, args["rate"], args["seed"], args["unit"], args["kinds"]).holes
+
     base = keys()
     # Two seeds may draw the same small mask by chance; a handful of seeds never all do.
     assert any(keys(seed=seed + i) != base for i in range(1, 6)) and keys(unit="line") != base
@@ -109,8 +117,11 @@ def test_kinds_parse_in_any_order_to_one_tuple():
 def test_fast_render_of_spans_and_lines_equals_the_general_one(snippet, rate, seed, kinds, unit):
     from app.engine.render import HoleState, render_code
     from tests.test_engine import _slow_render
+
     holes = list(random_drill(snippet, rate, seed, unit, kinds).holes)
-    shown = {h.key: HoleState(h.answer + " <x>", state, True)
-             for h, state in zip(holes[::2], ["wrong", "empty", "right", "revealed"] * 20)}
+    shown = {
+        h.key: HoleState(h.answer + " <x>", state, True)
+        for h, state in zip(holes[::2], ["wrong", "empty", "right", "revealed"] * 20)
+    }
     assert render_code(snippet.code, holes, shown) == _slow_render(snippet.code, holes, shown)
     assert render_code(snippet.code, holes) == _slow_render(snippet.code, holes)

@@ -6,8 +6,9 @@ day. Progress is read from the attempts themselves, on any version of the snippe
 a snippet keeps its assignments and what was done towards them. Practice after "reveal all"
 never counts.
 """
+
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from sqlalchemy import Column, DateTime, Float, Index, Integer, String, Table, insert, select
 
@@ -15,7 +16,8 @@ from ..db.tables import attempts, metadata
 from ..memory.tables import learners
 
 assignments = Table(
-    "assignments", metadata,  # migration 0007 creates it
+    "assignments",
+    metadata,  # migration 0007 creates it
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("class_code", String(32), nullable=False),
     Column("snippet_id", String(64), nullable=False),
@@ -47,8 +49,16 @@ class Assignment:
 
     def as_json(self) -> dict:
         goal = {"accuracy": self.goal} if self.target == "accuracy" else {"reviews": int(self.goal)}
-        return {"id": self.id, "class": self.class_code, "snippet": self.snippet_id, "mode": self.mode,
-                "rate": self.rate, "unit": self.unit, "target": goal, "due": self.due}
+        return {
+            "id": self.id,
+            "class": self.class_code,
+            "snippet": self.snippet_id,
+            "mode": self.mode,
+            "rate": self.rate,
+            "unit": self.unit,
+            "target": goal,
+            "due": self.due,
+        }
 
     def counts(self, row) -> bool:
         """Whether an attempt is practice of this assignment's mode."""
@@ -69,18 +79,39 @@ class Progress:
         return {"status": self.status, "progress": self.value, "attempts": self.attempts}
 
 
-def create(db, *, class_code: str, snippet_id: str, mode: str, rate: int | None, unit: str | None, target: str,
-           goal: float, due: str, who: str) -> Assignment:
-    values = {"class_code": class_code, "snippet_id": snippet_id, "mode": mode, "rate": rate, "unit": unit,
-              "target": target, "goal": goal, "due": due}
-    new_id = db.execute(insert(assignments).values(**values, created_by=who, created_at=datetime.now(timezone.utc))
-                        .returning(assignments.c.id)).scalar_one()
+def create(
+    db,
+    *,
+    class_code: str,
+    snippet_id: str,
+    mode: str,
+    rate: int | None,
+    unit: str | None,
+    target: str,
+    goal: float,
+    due: str,
+    who: str,
+) -> Assignment:
+    values = {
+        "class_code": class_code,
+        "snippet_id": snippet_id,
+        "mode": mode,
+        "rate": rate,
+        "unit": unit,
+        "target": target,
+        "goal": goal,
+        "due": due,
+    }
+    new_id = db.execute(
+        insert(assignments).values(**values, created_by=who, created_at=datetime.now(UTC)).returning(assignments.c.id)
+    ).scalar_one()
     return Assignment(new_id, **values)
 
 
 def of_class(db, code: str) -> list[Assignment]:
-    rows = db.execute(select(*_fields()).where(assignments.c.class_code == code)
-                      .order_by(assignments.c.due, assignments.c.id))
+    rows = db.execute(
+        select(*_fields()).where(assignments.c.class_code == code).order_by(assignments.c.due, assignments.c.id)
+    )
     return [Assignment(*row) for row in rows]
 
 
@@ -108,8 +139,9 @@ def _attempts(db, snippet_ids: set[str], learner_ids: list[str]) -> dict[str, li
     if not snippet_ids or not learner_ids:
         return {}
     c = attempts.c
-    query = select(c.learner, c.snippet_id, c.mode, c.rate, c.unit, c.correct, c.total, c.practice, c.created_at) \
-        .where(c.learner.in_(learner_ids), c.snippet_id.in_(sorted(snippet_ids)))
+    query = select(c.learner, c.snippet_id, c.mode, c.rate, c.unit, c.correct, c.total, c.practice, c.created_at).where(
+        c.learner.in_(learner_ids), c.snippet_id.in_(sorted(snippet_ids))
+    )
     out: dict[str, list] = {}
     for row in db.execute(query):
         out.setdefault(row.learner, []).append(row)
@@ -129,8 +161,8 @@ def _towards(a: Assignment, rows: list) -> Progress:
 
 
 def _utc_day(at: datetime) -> str:
-    at = at if at.tzinfo else at.replace(tzinfo=timezone.utc)  # SQLite gives naive UTC times back
-    return at.astimezone(timezone.utc).date().isoformat()
+    at = at if at.tzinfo else at.replace(tzinfo=UTC)  # SQLite gives naive UTC times back
+    return at.astimezone(UTC).date().isoformat()
 
 
 def for_learner(db, learner: str, code: str | None) -> list[tuple[Assignment, Progress]]:

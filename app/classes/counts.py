@@ -1,4 +1,5 @@
 """Class counters, kept up to date inside the transaction that writes each batch of attempts."""
+
 from collections import defaultdict
 
 from sqlalchemy import select
@@ -74,5 +75,6 @@ def _add(db, table, extra: tuple[str, ...], values: tuple[str, ...], counts: dic
     insert = pg_insert if db.dialect.name == "postgresql" else sqlite_insert
     statement = insert(table)
     statement = statement.on_conflict_do_update(
-        index_elements=list(names), set_={v: table.c[v] + statement.excluded[v] for v in values})
+        index_elements=list(names), set_={v: table.c[v] + statement.excluded[v] for v in values}
+    )
     db.execute(statement, rows)

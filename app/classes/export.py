@@ -2,12 +2,13 @@
 
 Everything that can fail (the bounds, the query) happens before the first byte: once the
 header is sent, a 200 cannot be taken back."""
+
 import csv
 import io
 import itertools
 import json
 from collections.abc import Iterator
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 
 from sqlalchemy import select
 
@@ -17,13 +18,30 @@ from ..memory.tables import learners
 from . import assignments
 from .roster import short_id
 
-COLUMNS = ("attempt", "created_at", "learner", "name", "class_code", "snippet_id", "version", "mode", "unit",
-           "outcome", "practice", "blank", "span", "expected", "given", "state")
+COLUMNS = (
+    "attempt",
+    "created_at",
+    "learner",
+    "name",
+    "class_code",
+    "snippet_id",
+    "version",
+    "mode",
+    "unit",
+    "outcome",
+    "practice",
+    "blank",
+    "span",
+    "expected",
+    "given",
+    "state",
+)
 BATCH = 1000
 
 
-def class_csv(engine, code: str, start: str | None = None, end: str | None = None,
-              snippet_id: str | None = None) -> Iterator[str]:
+def class_csv(
+    engine, code: str, start: str | None = None, end: str | None = None, snippet_id: str | None = None
+) -> Iterator[str]:
     """The CSV text in pieces: the header with the first batch of attempts, then a piece per batch.
     The query has run when this returns. One column per assignment of the class
     (`assignment <id>: <snippet>`) holds the row's learner's status."""
@@ -34,11 +52,25 @@ def class_csv(engine, code: str, start: str | None = None, end: str | None = Non
 
 
 def _query(code: str, start: str | None, end: str | None, snippet_id: str | None):
-    query = (select(attempts.c.id, attempts.c.created_at, attempts.c.learner, learners.c.name,
-                    attempts.c.class_code, attempts.c.snippet_id, attempts.c.version, attempts.c.mode,
-                    attempts.c.unit, attempts.c.outcome, attempts.c.practice, attempts.c.blanks)
-             .outerjoin(learners, learners.c.id == attempts.c.learner)
-             .where(attempts.c.class_code == code).order_by(attempts.c.created_at, attempts.c.id))
+    query = (
+        select(
+            attempts.c.id,
+            attempts.c.created_at,
+            attempts.c.learner,
+            learners.c.name,
+            attempts.c.class_code,
+            attempts.c.snippet_id,
+            attempts.c.version,
+            attempts.c.mode,
+            attempts.c.unit,
+            attempts.c.outcome,
+            attempts.c.practice,
+            attempts.c.blanks,
+        )
+        .outerjoin(learners, learners.c.id == attempts.c.learner)
+        .where(attempts.c.class_code == code)
+        .order_by(attempts.c.created_at, attempts.c.id)
+    )
     if start:
         query = query.where(attempts.c.created_at >= _day_start(start))
     if end and end < date.max.isoformat():  # 9999-12-31 has no day after it: no upper bound
@@ -53,8 +85,9 @@ def _pieces(engine, query, sets, status) -> Iterator[str]:
         result = db.execution_options(yield_per=BATCH).execute(query)
         head = _line(COLUMNS + tuple(f"assignment {a.id}: {a.snippet_id}" for a in sets))
         for rows in result.partitions():
-            yield head + "".join(_line(cells + tuple(status(row.learner, a) for a in sets))
-                                 for row in rows for cells in _blank_rows(row))
+            yield head + "".join(
+                _line(cells + tuple(status(row.learner, a) for a in sets)) for row in rows for cells in _blank_rows(row)
+            )
             head = ""
         if head:
             yield head
@@ -71,12 +104,28 @@ def _assignment_status(db, code: str):
 
 
 def _blank_rows(row) -> Iterator[tuple]:
-    head = (row.id, row.created_at.isoformat(), short_id(row.learner), row.name, row.class_code, row.snippet_id,
-            row.version, row.mode, row.unit, row.outcome, row.practice)
+    head = (
+        row.id,
+        row.created_at.isoformat(),
+        short_id(row.learner),
+        row.name,
+        row.class_code,
+        row.snippet_id,
+        row.version,
+        row.mode,
+        row.unit,
+        row.outcome,
+        row.practice,
+    )
     for blank in row.blanks or ():
         span = blank.get("span")
-        yield head + (blank.get("key"), json.dumps(span) if isinstance(span, list) else span,
-                      blank.get("expected"), blank.get("given"), blank.get("state"))
+        yield head + (
+            blank.get("key"),
+            json.dumps(span) if isinstance(span, list) else span,
+            blank.get("expected"),
+            blank.get("given"),
+            blank.get("state"),
+        )
 
 
 def _line(cells) -> str:
@@ -86,7 +135,7 @@ def _line(cells) -> str:
 
 
 def _day_start(day: str) -> datetime:
-    return datetime.fromisoformat(day).replace(tzinfo=timezone.utc)
+    return datetime.fromisoformat(day).replace(tzinfo=UTC)
 
 
 def _day_after(day: str) -> datetime:

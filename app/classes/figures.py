@@ -1,6 +1,7 @@
 """A snippet's class figures, summed from the class counters with a few grouped queries."""
+
 from dataclasses import dataclass
-from datetime import datetime, time, timezone
+from datetime import UTC, datetime, time
 
 from sqlalchemy import and_, desc, distinct, func, select
 
@@ -12,6 +13,7 @@ ANSWERS_SHOWN = 5  # most common answers per blank
 @dataclass(frozen=True)
 class Scope:
     """Which counters a page sums: a snippet version, a class (None: every class), UTC days."""
+
     snippet_id: str
     version: str
     class_code: str | None = None
@@ -39,33 +41,54 @@ def mean(total: float, count: int) -> float | None:
 
 
 def totals(db, scope: Scope) -> dict:
-    row = db.execute(select(func.coalesce(func.sum(activity.c.attempts), 0), func.count(distinct(activity.c.learner)),
-                            func.coalesce(func.sum(activity.c.recalls), 0), func.sum(activity.c.accuracy))
-                     .where(scope.where(activity))).one()
-    return {"attempts": int(row[0]), "learners": int(row[1]), "recalls": int(row[2]),
-            "accuracy": mean(row[3] or 0.0, int(row[2]))}
+    row = db.execute(
+        select(
+            func.coalesce(func.sum(activity.c.attempts), 0),
+            func.count(distinct(activity.c.learner)),
+            func.coalesce(func.sum(activity.c.recalls), 0),
+            func.sum(activity.c.accuracy),
+        ).where(scope.where(activity))
+    ).one()
+    return {
+        "attempts": int(row[0]),
+        "learners": int(row[1]),
+        "recalls": int(row[2]),
+        "accuracy": mean(row[3] or 0.0, int(row[2])),
+    }
 
 
 def by_day(db, scope: Scope) -> list[dict]:
     """Mean accuracy of the recall attempts, per UTC day."""
-    rows = db.execute(select(activity.c.day, func.sum(activity.c.attempts), func.sum(activity.c.recalls),
-                             func.sum(activity.c.accuracy)).where(scope.where(activity))
-                      .group_by(activity.c.day).order_by(activity.c.day))
-    return [{"day": day, "attempts": int(n), "recalls": int(r), "accuracy": mean(acc, int(r))}
-            for day, n, r, acc in rows]
+    rows = db.execute(
+        select(
+            activity.c.day, func.sum(activity.c.attempts), func.sum(activity.c.recalls), func.sum(activity.c.accuracy)
+        )
+        .where(scope.where(activity))
+        .group_by(activity.c.day)
+        .order_by(activity.c.day)
+    )
+    return [
+        {"day": day, "attempts": int(n), "recalls": int(r), "accuracy": mean(acc, int(r))} for day, n, r, acc in rows
+    ]
 
 
 def chart_points(days: list[dict]) -> list[list[float]]:
     """[[unix time at noon UTC, accuracy]] of the days with recall attempts (progress chart's shape)."""
-    noon = time(12, tzinfo=timezone.utc)
-    return [[datetime.combine(datetime.fromisoformat(d["day"]).date(), noon).timestamp(), d["accuracy"]]
-            for d in days if d["accuracy"] is not None]
+    noon = time(12, tzinfo=UTC)
+    return [
+        [datetime.combine(datetime.fromisoformat(d["day"]).date(), noon).timestamp(), d["accuracy"]]
+        for d in days
+        if d["accuracy"] is not None
+    ]
 
 
 def token_rates(db, scope: Scope) -> dict[int, tuple[int, int]]:
     """Per candidate token: (times it was a blank, times it was not recalled)."""
-    rows = db.execute(select(spans.c.span, func.sum(spans.c.seen), func.sum(spans.c.missed))
-                      .where(scope.where(spans)).group_by(spans.c.span))
+    rows = db.execute(
+        select(spans.c.span, func.sum(spans.c.seen), func.sum(spans.c.missed))
+        .where(scope.where(spans))
+        .group_by(spans.c.span)
+    )
     return {span: (int(seen), int(missed)) for span, seen, missed in rows}
 
 
@@ -74,15 +97,22 @@ def common_answers(db, scope: Scope) -> dict[str, dict[tuple[int, int], list[tup
     most common first. One scan of the answer counters; the database keeps the top few."""
     total = func.sum(answers.c.count).label("n")
     keys = (answers.c.state, answers.c.first, answers.c.last)
-    grouped = (select(*keys, answers.c.given, total).where(scope.where(answers))
-               .group_by(*keys, answers.c.given).subquery())
+    grouped = (
+        select(*keys, answers.c.given, total).where(scope.where(answers)).group_by(*keys, answers.c.given).subquery()
+    )
     # Ties in byte order: PostgreSQL's locale-aware order made this sort 90 % of the page's time.
     given = grouped.c.given.collate("C") if db.dialect.name == "postgresql" else grouped.c.given
-    rank = func.row_number().over(partition_by=(grouped.c.state, grouped.c.first, grouped.c.last),
-                                  order_by=(desc(grouped.c.n), given)).label("rank")
+    rank = (
+        func.row_number()
+        .over(partition_by=(grouped.c.state, grouped.c.first, grouped.c.last), order_by=(desc(grouped.c.n), given))
+        .label("rank")
+    )
     ranked = select(grouped, rank).subquery()
-    rows = db.execute(select(ranked.c.state, ranked.c.first, ranked.c.last, ranked.c.given, ranked.c.n)
-                      .where(ranked.c.rank <= ANSWERS_SHOWN).order_by(ranked.c.first, ranked.c.last, ranked.c.rank))
+    rows = db.execute(
+        select(ranked.c.state, ranked.c.first, ranked.c.last, ranked.c.given, ranked.c.n)
+        .where(ranked.c.rank <= ANSWERS_SHOWN)
+        .order_by(ranked.c.first, ranked.c.last, ranked.c.rank)
+    )
     out: dict[str, dict] = {"wrong": {}, "accepted": {}, "unproven": {}}
     for state, first, last, given, n in rows:
         out[state].setdefault((first, last), []).append((given, int(n)))
@@ -91,12 +121,24 @@ def common_answers(db, scope: Scope) -> dict[str, dict[tuple[int, int], list[tup
 
 def per_learner(db, scope: Scope) -> dict[str, dict]:
     """Per learner: attempts and mean accuracy."""
-    rows = db.execute(select(activity.c.learner, func.sum(activity.c.attempts), func.sum(activity.c.recalls),
-                             func.sum(activity.c.accuracy)).where(scope.where(activity)).group_by(activity.c.learner))
+    rows = db.execute(
+        select(
+            activity.c.learner,
+            func.sum(activity.c.attempts),
+            func.sum(activity.c.recalls),
+            func.sum(activity.c.accuracy),
+        )
+        .where(scope.where(activity))
+        .group_by(activity.c.learner)
+    )
     return {learner: {"attempts": int(n), "accuracy": mean(acc, int(r))} for learner, n, r, acc in rows}
 
 
 def versions_practised(db, snippet_id: str) -> list[str]:
-    rows = db.execute(select(activity.c.version, func.max(activity.c.day)).where(activity.c.snippet_id == snippet_id)
-                      .group_by(activity.c.version).order_by(desc(func.max(activity.c.day))))
+    rows = db.execute(
+        select(activity.c.version, func.max(activity.c.day))
+        .where(activity.c.snippet_id == snippet_id)
+        .group_by(activity.c.version)
+        .order_by(desc(func.max(activity.c.day)))
+    )
     return [version for version, _day in rows]

@@ -1,7 +1,9 @@
 """Reading a class page's filters (class, date range, version) from a query; bad ones are a 4xx."""
+
 from datetime import date
 
 from app.web.errors import UserError
+
 from ..i18n import _
 from . import roster
 from .figures import Scope

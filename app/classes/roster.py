@@ -1,8 +1,9 @@
 """Class codes and their learners: create, look up, join, and the per-learner table."""
+
 import hashlib
 import re
 import secrets
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from sqlalchemy import func, insert, select
 
@@ -34,20 +35,26 @@ def stored_code(db, typed: str) -> str | None:
     one that differs only in case (teachers' own codes may mix cases; generated ones are upper)."""
     if db.execute(select(classes.c.code).where(classes.c.code == typed)).first() is not None:
         return typed
-    return db.execute(select(classes.c.code).where(func.upper(classes.c.code) == typed.upper())
-                      .order_by(classes.c.created_at).limit(1)).scalar()
+    return db.execute(
+        select(classes.c.code)
+        .where(func.upper(classes.c.code) == typed.upper())
+        .order_by(classes.c.created_at)
+        .limit(1)
+    ).scalar()
 
 
 def create(db, code: str, name: str | None, who: str) -> None:
-    db.execute(insert(classes).values(code=code, name=name, created_by=who, created_at=datetime.now(timezone.utc)))
+    db.execute(insert(classes).values(code=code, name=name, created_by=who, created_at=datetime.now(UTC)))
 
 
 def all_classes(db) -> list[dict]:
     """Every class, newest first, with how many learners are in it now."""
-    members = (select(learners.c.class_code, func.count().label("n")).group_by(learners.c.class_code).subquery())
-    rows = db.execute(select(classes, func.coalesce(members.c.n, 0).label("members"))
-                      .outerjoin(members, members.c.class_code == classes.c.code)
-                      .order_by(classes.c.created_at.desc()))
+    members = select(learners.c.class_code, func.count().label("n")).group_by(learners.c.class_code).subquery()
+    rows = db.execute(
+        select(classes, func.coalesce(members.c.n, 0).label("members"))
+        .outerjoin(members, members.c.class_code == classes.c.code)
+        .order_by(classes.c.created_at.desc())
+    )
     return [dict(r._mapping) for r in rows]
 
 
@@ -60,14 +67,23 @@ def one(db, code: str) -> dict | None:
 def roster(db, scope: Scope, at: datetime) -> list[dict]:
     """Each learner in the class now or with attempts in it: name (or short id), attempts, accuracy, due."""
     figures = per_learner(db, scope)
-    ids = set(figures) | set(db.execute(select(learners.c.id).where(learners.c.class_code == scope.class_code))
-                             .scalars())
+    ids = set(figures) | set(
+        db.execute(select(learners.c.id).where(learners.c.class_code == scope.class_code)).scalars()
+    )
     if not ids:
         return []
     names = dict(db.execute(select(learners.c.id, learners.c.name).where(learners.c.id.in_(ids))).all())
     due = _due_counts(db, ids, at, scope.snippet_id)
-    out = [{"learner": short_id(i), "name": names.get(i), "attempts": figures.get(i, {}).get("attempts", 0),
-            "accuracy": figures.get(i, {}).get("accuracy"), "due": due.get(i, 0)} for i in ids]
+    out = [
+        {
+            "learner": short_id(i),
+            "name": names.get(i),
+            "attempts": figures.get(i, {}).get("attempts", 0),
+            "accuracy": figures.get(i, {}).get("accuracy"),
+            "due": due.get(i, 0),
+        }
+        for i in ids
+    ]
     out.sort(key=lambda r: (-r["attempts"], r["name"] or "~", r["learner"]))
     return out
 
@@ -88,8 +104,10 @@ def names(db, ids: list[str]) -> dict[str, str | None]:
 
 
 def snippets_practised(db, code: str) -> list[str]:
-    rows = db.execute(select(activity.c.snippet_id).where(activity.c.class_code == code)
-                      .group_by(activity.c.snippet_id).order_by(activity.c.snippet_id))
+    rows = db.execute(
+        select(activity.c.snippet_id)
+        .where(activity.c.class_code == code)
+        .group_by(activity.c.snippet_id)
+        .order_by(activity.c.snippet_id)
+    )
     return list(rows.scalars())
-
-

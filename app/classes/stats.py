@@ -1,5 +1,6 @@
 """Everything a snippet's class page shows, as one dict: the page renders it, the API returns it."""
-from datetime import datetime, timezone
+
+from datetime import UTC, datetime
 
 from markupsafe import Markup
 
@@ -20,8 +21,13 @@ def snippet_stats(db, snippet, scope: Scope, at: datetime) -> dict:
     in_force = {(a["first"], a["last"], a["text"]): a["id"] for a in history if a["withdrawn_at"] is None}
     days = by_day(db, scope)
     return {
-        "snippet": scope.snippet_id, "version": scope.version, "class": scope.class_code,
-        "from": scope.start, "to": scope.end, **totals(db, scope), "days": days,
+        "snippet": scope.snippet_id,
+        "version": scope.version,
+        "class": scope.class_code,
+        "from": scope.start,
+        "to": scope.end,
+        **totals(db, scope),
+        "days": days,
         "tokens": _blanks(snippet.code, rates, wrong, accepted, in_force, unproven),
         "heat": {str(span): {"seen": seen, "missed": missed} for span, (seen, missed) in sorted(rates.items())},
         "alternatives": [_alternative(a) for a in history],
@@ -42,14 +48,16 @@ def heatmap(code: str, rates: dict[int, tuple[int, int]]) -> Markup:
         seen, missed = rates.get(span.index, (0, 0))
         if not seen:
             return 0, None
-        tip = _("做过 %(seen)s 次，没答出 %(missed)s 次（%(rate)s）", seen=seen, missed=missed,
-                rate=f"{missed / seen:.0%}")
+        tip = _(
+            "做过 %(seen)s 次，没答出 %(missed)s 次（%(rate)s）", seen=seen, missed=missed, rate=f"{missed / seen:.0%}"
+        )
         return 1 + sum(missed / seen >= edge for edge in MISS_EDGES), tip
+
     return coloured_code(code, mark)
 
 
 def _day(timestamp: float) -> str:
-    return datetime.fromtimestamp(timestamp, timezone.utc).date().isoformat()
+    return datetime.fromtimestamp(timestamp, UTC).date().isoformat()
 
 
 def _blanks(code: str, rates: dict, wrong: dict, accepted: dict, in_force: dict, unproven: dict) -> list[dict]:
@@ -62,19 +70,38 @@ def _blanks(code: str, rates: dict, wrong: dict, accepted: dict, in_force: dict,
             continue  # recorded on code that no longer has that token (cannot happen within a version)
         start, end = spans[first].start, spans[last].end
         seen, missed = rates.get(first, (0, 0))
-        out.append({"first": first, "last": last, "text": code[start:end], "line": code.count("\n", 0, start) + 1,
-                    "seen": seen, "missed": missed, "miss_rate": round(missed / seen, 4) if seen else None,
-                    "wrong": [{"given": g, "count": n} for g, n in wrong.get((first, last), ())],
-                    "accepted": [{"given": g, "count": n, "alternative": in_force.get((first, last, g))}
-                                 for g, n in accepted.get((first, last), ())],
-                    "unproven": [{"given": g, "count": n, "alternative": in_force.get((first, last, g))}
-                                 for g, n in unproven.get((first, last), ())]})
+        out.append(
+            {
+                "first": first,
+                "last": last,
+                "text": code[start:end],
+                "line": code.count("\n", 0, start) + 1,
+                "seen": seen,
+                "missed": missed,
+                "miss_rate": round(missed / seen, 4) if seen else None,
+                "wrong": [{"given": g, "count": n} for g, n in wrong.get((first, last), ())],
+                "accepted": [
+                    {"given": g, "count": n, "alternative": in_force.get((first, last, g))}
+                    for g, n in accepted.get((first, last), ())
+                ],
+                "unproven": [
+                    {"given": g, "count": n, "alternative": in_force.get((first, last, g))}
+                    for g, n in unproven.get((first, last), ())
+                ],
+            }
+        )
     out.sort(key=lambda b: (-(b["miss_rate"] or 0), b["first"]))
     return out
 
 
 def _alternative(row: dict) -> dict:
-    return {"id": row["id"], "first": row["first"], "last": row["last"], "text": row["text"],
-            "accepted_by": row["accepted_by"], "accepted_at": row["accepted_at"].isoformat(),
-            "withdrawn_by": row["withdrawn_by"],
-            "withdrawn_at": row["withdrawn_at"].isoformat() if row["withdrawn_at"] else None}
+    return {
+        "id": row["id"],
+        "first": row["first"],
+        "last": row["last"],
+        "text": row["text"],
+        "accepted_by": row["accepted_by"],
+        "accepted_at": row["accepted_at"].isoformat(),
+        "withdrawn_by": row["withdrawn_by"],
+        "withdrawn_at": row["withdrawn_at"].isoformat() if row["withdrawn_at"] else None,
+    }

@@ -4,18 +4,24 @@ Counters are kept per (snippet, version, class, UTC day), updated in the transac
 each batch of attempts: a class page sums a few thousand rows, never the attempts themselves.
 Class "" holds attempts of learners in no class.
 """
+
 from sqlalchemy import Column, DateTime, Float, Index, Integer, String, Table
 
 from ..db.tables import metadata
 
 
 def _key() -> list[Column]:
-    return [Column("snippet_id", String(64), primary_key=True), Column("version", String(12), primary_key=True),
-            Column("class_code", String(32), primary_key=True), Column("day", String(10), primary_key=True)]
+    return [
+        Column("snippet_id", String(64), primary_key=True),
+        Column("version", String(12), primary_key=True),
+        Column("class_code", String(32), primary_key=True),
+        Column("day", String(10), primary_key=True),
+    ]
 
 
 classes = Table(
-    "classes", metadata,
+    "classes",
+    metadata,
     Column("code", String(32), primary_key=True),
     Column("name", String(60)),
     Column("created_by", String(60), nullable=False),
@@ -24,7 +30,9 @@ classes = Table(
 
 # Per learner and day: attempts, and the recall attempts' summed accuracy (mean = accuracy / recalls).
 activity = Table(
-    "class_activity", metadata, *_key(),
+    "class_activity",
+    metadata,
+    *_key(),
     Column("learner", String(64), primary_key=True),
     Column("attempts", Integer, nullable=False),
     Column("recalls", Integer, nullable=False),  # attempts that test recall (not after "reveal all")
@@ -33,7 +41,9 @@ activity = Table(
 
 # Per candidate token: how often it was a blank, and how often it was not recalled (the heatmap).
 spans = Table(
-    "class_spans", metadata, *_key(),
+    "class_spans",
+    metadata,
+    *_key(),
     Column("span", Integer, primary_key=True),
     Column("seen", Integer, nullable=False),
     Column("missed", Integer, nullable=False),
@@ -41,20 +51,33 @@ spans = Table(
 
 # Wrong answers, and answers the check accepted but token match did not, per blank (first, last).
 answers = Table(
-    "class_answers", metadata, *_key(),
+    "class_answers",
+    metadata,
+    *_key(),
     Column("first", Integer, primary_key=True),
     Column("last", Integer, primary_key=True),
     Column("state", String(8), primary_key=True),  # wrong | accepted | unproven
     Column("given", String(200), primary_key=True),
     Column("count", Integer, nullable=False),
     # Covering, in the order the page groups by: the answers are summed without a sort.
-    Index("ix_class_answers_blank", "snippet_id", "version", "class_code", "state", "first", "last", "given", "day",
-          "count"),
+    Index(
+        "ix_class_answers_blank",
+        "snippet_id",
+        "version",
+        "class_code",
+        "state",
+        "first",
+        "last",
+        "given",
+        "day",
+        "count",
+    ),
 )
 
 # Answers a teacher accepted for token match on one blank of one snippet version.
 alternatives = Table(
-    "alternatives", metadata,
+    "alternatives",
+    metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("snippet_id", String(64), nullable=False),
     Column("version", String(12), nullable=False),

@@ -5,6 +5,7 @@ everything that piled up while the previous transaction committed and writes it 
 so under load many submissions share one commit and nobody waits on a timer. A failing batch
 is retried row by row, so one bad row is refused alone and never takes others with it.
 """
+
 import asyncio
 import logging
 import threading

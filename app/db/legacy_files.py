@@ -1,4 +1,5 @@
 """Snippet files of an install from before their texts moved into the database."""
+
 import logging
 from pathlib import Path
 

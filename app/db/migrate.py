@@ -1,4 +1,5 @@
 """Bring any database to the newest schema at start-up: empty, older, or made before migrations."""
+
 import fcntl
 from contextlib import contextmanager
 from pathlib import Path

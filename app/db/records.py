@@ -1,4 +1,5 @@
 """What an attempt is, as the store writes it."""
+
 from dataclasses import dataclass, field
 
 

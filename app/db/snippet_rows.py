@@ -4,8 +4,9 @@ An upload or edit is one transaction (its text and its row together), so a refus
 leaves nothing behind and a confirmed one is complete; the in-memory library follows the
 commit, never leads it.
 """
+
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from sqlalchemy import Engine, delete, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
@@ -30,8 +31,11 @@ class SnippetRows:
     def source(self, snippet_id: str, version: str) -> str | None:
         """The text of one version, byte for byte as it was served."""
         with self.engine.connect() as db:
-            return db.execute(select(snippet_versions.c.source).where(
-                snippet_versions.c.snippet_id == snippet_id, snippet_versions.c.version == version)).scalar()
+            return db.execute(
+                select(snippet_versions.c.source).where(
+                    snippet_versions.c.snippet_id == snippet_id, snippet_versions.c.version == version
+                )
+            ).scalar()
 
     def keep_version(self, snippet_id: str, version: str, source: str) -> None:
         """Archive a version (bundled snippets at start-up); already there is fine."""
@@ -39,9 +43,10 @@ class SnippetRows:
             _insert_version(db, snippet_id, version, source)
 
     def uploaded(self) -> list[Uploaded]:
-        query = (select(snippets.c.id, snippets.c.version, snippets.c.published, snippet_versions.c.source)
-                 .join(snippet_versions, (snippet_versions.c.snippet_id == snippets.c.id)
-                       & (snippet_versions.c.version == snippets.c.version)))
+        query = select(snippets.c.id, snippets.c.version, snippets.c.published, snippet_versions.c.source).join(
+            snippet_versions,
+            (snippet_versions.c.snippet_id == snippets.c.id) & (snippet_versions.c.version == snippets.c.version),
+        )
         with self.engine.connect() as db:
             return [Uploaded(*row) for row in db.execute(query.order_by(snippets.c.id))]
 
@@ -57,21 +62,25 @@ class SnippetRows:
             for item in items:
                 _save_in(db, *item)
             if index is not None:
-                values = {"version": index[0], "source": index[1], "updated_at": datetime.now(timezone.utc)}
+                values = {"version": index[0], "source": index[1], "updated_at": datetime.now(UTC)}
                 if db.execute(update(course_index).where(course_index.c.key == HOME).values(**values)).rowcount == 0:
                     db.execute(insert(course_index).values(key=HOME, **values))
 
     def course(self) -> tuple[str, str] | None:
         """(version, text) of the imported course's `_index.md`, if one was imported."""
         with self.engine.connect() as db:
-            row = db.execute(select(course_index.c.version, course_index.c.source)
-                             .where(course_index.c.key == HOME)).first()
+            row = db.execute(
+                select(course_index.c.version, course_index.c.source).where(course_index.c.key == HOME)
+            ).first()
         return (row.version, row.source) if row else None
 
     def set_published(self, snippet_id: str, published: bool) -> None:
         with self.engine.begin() as db:
-            db.execute(update(snippets).where(snippets.c.id == snippet_id).values(
-                published=published, updated_at=datetime.now(timezone.utc)))
+            db.execute(
+                update(snippets)
+                .where(snippets.c.id == snippet_id)
+                .values(published=published, updated_at=datetime.now(UTC))
+            )
 
     def remove(self, snippet_id: str) -> None:
         """Gone from the list; its versions stay for the attempts made on them."""
@@ -81,13 +90,15 @@ class SnippetRows:
     def index(self) -> dict[str, tuple[str, bool]]:
         """Current version and publish state of every upload (legacy rows too)."""
         with self.engine.connect() as db:
-            return {r.id: (r.version, r.published)
-                    for r in db.execute(select(snippets.c.id, snippets.c.version, snippets.c.published))}
+            return {
+                r.id: (r.version, r.published)
+                for r in db.execute(select(snippets.c.id, snippets.c.version, snippets.c.published))
+            }
 
 
 def _save_in(db, snippet_id: str, version: str, source: str, published: bool) -> None:
     _insert_version(db, snippet_id, version, source)
-    values = {"version": version, "published": published, "updated_at": datetime.now(timezone.utc)}
+    values = {"version": version, "published": published, "updated_at": datetime.now(UTC)}
     if db.execute(update(snippets).where(snippets.c.id == snippet_id).values(**values)).rowcount == 0:
         db.execute(insert(snippets).values(id=snippet_id, **values))
 
@@ -95,6 +106,8 @@ def _save_in(db, snippet_id: str, version: str, source: str, published: bool) ->
 def _insert_version(db, snippet_id: str, version: str, source: str) -> None:
     """Insert unless present: another worker may archive the same version at the same moment."""
     dialect = postgresql if db.dialect.name == "postgresql" else sqlite
-    db.execute(dialect.insert(snippet_versions).values(
-        snippet_id=snippet_id, version=version, source=source, created_at=datetime.now(timezone.utc))
-        .on_conflict_do_nothing(index_elements=["snippet_id", "version"]))
+    db.execute(
+        dialect.insert(snippet_versions)
+        .values(snippet_id=snippet_id, version=version, source=source, created_at=datetime.now(UTC))
+        .on_conflict_do_nothing(index_elements=["snippet_id", "version"])
+    )

@@ -3,18 +3,19 @@
 A write that a response confirms is committed first: `record_attempt` returns once the
 group commit that holds the attempt is done, and raises NotStored when it is not.
 """
+
 import secrets
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from sqlalchemy import Engine, create_engine, event, insert, select, update
 from sqlalchemy.exc import DBAPIError, OperationalError
 
+from app.classes.counts import class_codes, count_attempts
 from app.db import migrate
 from app.db.commit import GroupCommit, NotStored
 from app.db.records import AttemptRecord  # noqa: F401 (re-exported)
 from app.db.tables import attempts, metadata, responses, snippet_versions, snippets  # noqa: F401 (re-exported)
-from app.classes.counts import class_codes, count_attempts
 from app.memory.update import apply_attempts, rate_question
 
 RATINGS = ("again", "hard", "good", "easy")
@@ -48,7 +49,7 @@ class Store:
         """The attempt's id, once its row is committed; NotStored if the database refused it."""
         attempt_id = secrets.randbelow(ID_MAX) + 1
         try:
-            await self.writer.write((attempt_id, record, datetime.now(timezone.utc)))
+            await self.writer.write((attempt_id, record, datetime.now(UTC)))
         except NotStored:
             self.on_attempt(False)
             raise
@@ -64,13 +65,33 @@ class Store:
         self.on_written({r.learner for _, r, _ in batch})
 
     def _insert_attempts(self, db, batch: list, codes: dict[str, str]) -> None:
-        rows = [{"id": i, "learner": r.learner, "snippet_id": r.snippet_id, "version": r.version, "mode": r.mode,
-                 "rate": r.rate, "seed": r.seed, "correct": sum(r.results.values()), "total": len(r.results),
-                 "outcome": r.outcome, "results": r.results, "created_at": at, "unit": r.unit, "kinds": r.kinds,
-                 "blanks": list(r.blanks), "hints": r.hints, "seconds": r.seconds, "practice": r.practice,
-                 "class_code": codes.get(r.learner) or None}
-                for i, r, at in batch]
-        answers = [{"attempt_id": i, "question": q, "text": t} for i, r, _ in batch for q, t in (r.answers or {}).items()]
+        rows = [
+            {
+                "id": i,
+                "learner": r.learner,
+                "snippet_id": r.snippet_id,
+                "version": r.version,
+                "mode": r.mode,
+                "rate": r.rate,
+                "seed": r.seed,
+                "correct": sum(r.results.values()),
+                "total": len(r.results),
+                "outcome": r.outcome,
+                "results": r.results,
+                "created_at": at,
+                "unit": r.unit,
+                "kinds": r.kinds,
+                "blanks": list(r.blanks),
+                "hints": r.hints,
+                "seconds": r.seconds,
+                "practice": r.practice,
+                "class_code": codes.get(r.learner) or None,
+            }
+            for i, r, at in batch
+        ]
+        answers = [
+            {"attempt_id": i, "question": q, "text": t} for i, r, _ in batch for q, t in (r.answers or {}).items()
+        ]
         db.execute(insert(attempts), rows)
         if answers:
             db.execute(insert(responses), answers)
@@ -108,8 +129,9 @@ class Store:
 
     def responses_of(self, attempt_id: int) -> list[dict]:
         with self.engine.connect() as db:
-            rows = db.execute(select(responses).where(responses.c.attempt_id == attempt_id)
-                              .order_by(responses.c.question))
+            rows = db.execute(
+                select(responses).where(responses.c.attempt_id == attempt_id).order_by(responses.c.question)
+            )
             return [dict(r._mapping) for r in rows]
 
 
@@ -132,4 +154,3 @@ def _sqlite_pragmas(conn, busy_ms: int) -> None:
     cursor.execute("PRAGMA synchronous=FULL")
     cursor.execute(f"PRAGMA busy_timeout={int(busy_ms)}")
     cursor.close()
-

@@ -3,7 +3,8 @@
 A run writes its progress as it goes and its report when done, so every worker and host can
 show it and grade by it; a version's analysis is complete once `state` is "complete".
 """
-from datetime import datetime, timedelta, timezone
+
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import JSON, Column, DateTime, Float, Integer, String, Table, insert, select, update
 from sqlalchemy.exc import IntegrityError
@@ -15,7 +16,8 @@ from .tables import metadata
 STALE_AFTER = timedelta(minutes=10)
 
 strength = Table(
-    "strength_analyses", metadata,
+    "strength_analyses",
+    metadata,
     Column("snippet_id", String(64), primary_key=True),
     Column("version", String(12), primary_key=True),
     Column("state", String(10), nullable=False),  # running | complete | failed
@@ -31,15 +33,16 @@ strength = Table(
 
 def save(engine, snippet_id: str, version: str, **values) -> None:
     """Creates or updates the version's row (the last writer wins)."""
-    values["updated_at"] = datetime.now(timezone.utc)
+    values["updated_at"] = datetime.now(UTC)
     key = (strength.c.snippet_id == snippet_id, strength.c.version == version)
     with engine.begin() as db:
         if db.execute(update(strength).where(*key).values(**values)).rowcount:
             return
         try:
             with db.begin_nested():
-                db.execute(insert(strength).values(snippet_id=snippet_id, version=version,
-                                                   **{"state": "running", **values}))
+                db.execute(
+                    insert(strength).values(snippet_id=snippet_id, version=version, **{"state": "running", **values})
+                )
         except IntegrityError:  # another worker inserted it meanwhile
             db.execute(update(strength).where(*key).values(**values))
 
@@ -47,15 +50,18 @@ def save(engine, snippet_id: str, version: str, **values) -> None:
 def progress(engine, snippet_id: str, version: str, done: int, total: int) -> None:
     """Progress of a run under way; never over a finished one (writes may arrive late)."""
     with engine.begin() as db:
-        db.execute(update(strength).where(strength.c.snippet_id == snippet_id, strength.c.version == version,
-                                          strength.c.state == "running").values(
-            done=done, total=total, updated_at=datetime.now(timezone.utc)))
+        db.execute(
+            update(strength)
+            .where(strength.c.snippet_id == snippet_id, strength.c.version == version, strength.c.state == "running")
+            .values(done=done, total=total, updated_at=datetime.now(UTC))
+        )
 
 
 def load(engine, snippet_id: str, version: str) -> dict | None:
     with engine.connect() as db:
-        row = db.execute(select(strength).where(strength.c.snippet_id == snippet_id,
-                                                strength.c.version == version)).first()
+        row = db.execute(
+            select(strength).where(strength.c.snippet_id == snippet_id, strength.c.version == version)
+        ).first()
     if row is None:
         return None
     found = dict(row._mapping)
@@ -66,16 +72,19 @@ def load(engine, snippet_id: str, version: str) -> dict | None:
 
 def _interrupted(state: str, updated_at: datetime) -> bool:
     if updated_at.tzinfo is None:
-        updated_at = updated_at.replace(tzinfo=timezone.utc)  # SQLite keeps no zone
-    return state == "running" and datetime.now(timezone.utc) - updated_at > STALE_AFTER
+        updated_at = updated_at.replace(tzinfo=UTC)  # SQLite keeps no zone
+    return state == "running" and datetime.now(UTC) - updated_at > STALE_AFTER
 
 
 def caught_positions(engine, snippet_id: str, version: str) -> tuple[str | None, frozenset[int]]:
     """The state of a version's analysis (None: there is none, or it was interrupted) and, once
     complete, its caught positions."""
     with engine.connect() as db:
-        row = db.execute(select(strength.c.state, strength.c.caught, strength.c.updated_at).where(
-            strength.c.snippet_id == snippet_id, strength.c.version == version)).first()
+        row = db.execute(
+            select(strength.c.state, strength.c.caught, strength.c.updated_at).where(
+                strength.c.snippet_id == snippet_id, strength.c.version == version
+            )
+        ).first()
     if row is None or _interrupted(row.state, row.updated_at):
         return None, frozenset()  # none, or one that will never end: the next need starts one
     return row.state, frozenset(row.caught or ()) if row.state == "complete" else frozenset()

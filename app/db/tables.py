@@ -1,11 +1,26 @@
 """The tables, as the code reads and writes them (the migrations create them)."""
-from sqlalchemy import (JSON, BigInteger, Boolean, Column, DateTime, Float, Index, Integer, MetaData, String, Table,
-                        Text, UniqueConstraint)
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    Column,
+    DateTime,
+    Float,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
 
 metadata = MetaData()
 
 attempts = Table(
-    "attempts", metadata,
+    "attempts",
+    metadata,
     Column("id", BigInteger, primary_key=True, autoincrement=False),  # random, chosen before writing
     Column("learner", String(64), nullable=False, index=True),
     Column("snippet_id", String(64), nullable=False, index=True),
@@ -29,7 +44,8 @@ attempts = Table(
 )
 
 responses = Table(
-    "responses", metadata,
+    "responses",
+    metadata,
     Column("attempt_id", BigInteger, nullable=False, index=True),
     Column("question", Integer, nullable=False),
     Column("text", Text, nullable=False),
@@ -37,7 +53,8 @@ responses = Table(
 )
 
 snippets = Table(
-    "snippets", metadata,  # uploaded snippets: the current version and whether learners see it
+    "snippets",
+    metadata,  # uploaded snippets: the current version and whether learners see it
     Column("id", String(64), primary_key=True),
     Column("version", String(12), nullable=False),
     Column("published", Boolean, nullable=False, default=False),
@@ -45,7 +62,8 @@ snippets = Table(
 )
 
 snippet_versions = Table(
-    "snippet_versions", metadata,  # every version ever served, bundled or uploaded, byte for byte
+    "snippet_versions",
+    metadata,  # every version ever served, bundled or uploaded, byte for byte
     Column("snippet_id", String(64), nullable=False),
     Column("version", String(12), nullable=False),
     Column("source", Text, nullable=False),
@@ -54,7 +72,8 @@ snippet_versions = Table(
 )
 
 course_index = Table(
-    "course_index", metadata,  # the imported course's `_index.md`: title, prose, order and sections
+    "course_index",
+    metadata,  # the imported course's `_index.md`: title, prose, order and sections
     Column("key", String(16), primary_key=True),  # "home"
     Column("version", String(12), nullable=False),
     Column("source", Text, nullable=False),

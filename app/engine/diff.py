@@ -1,4 +1,5 @@
 """A token-level diff of a wrong answer against the expected text, for spans and lines."""
+
 import difflib
 from typing import NamedTuple
 

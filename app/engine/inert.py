@@ -4,6 +4,7 @@ Type annotations, docstrings (and other bare strings), and the message strings o
 `logging`, `warnings.warn`, `raise` and `assert`: whatever is typed there, the code runs the same.
 Each is a kind of its own that a learner can opt into, the way punctuation is.
 """
+
 import ast
 from functools import lru_cache
 
@@ -22,8 +23,10 @@ def inert_ranges(code: str) -> tuple[tuple[int, int, str], ...]:
     starts = _line_starts(code)
     out = []
     for node, kind in _inert_nodes(tree):
-        start, end = _offset(code, starts, node.lineno, node.col_offset), _offset(
-            code, starts, node.end_lineno, node.end_col_offset)
+        start, end = (
+            _offset(code, starts, node.lineno, node.col_offset),
+            _offset(code, starts, node.end_lineno, node.end_col_offset),
+        )
         if start is not None and end is not None:
             out.append((start, end, kind))
     return tuple(out)
@@ -45,8 +48,9 @@ def _inert_nodes(tree: ast.Module):
             yield node.returns, "annotations"
         elif isinstance(node, ast.AnnAssign):
             yield node.annotation, "annotations"
-        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant | ast.JoinedStr) and _is_text(
-                node.value):
+        elif (
+            isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant | ast.JoinedStr) and _is_text(node.value)
+        ):
             yield node.value, "docstrings"
         else:
             for message in _messages(node):
@@ -90,5 +94,5 @@ def _offset(code: str, starts: list[int], line: int | None, column: int | None) 
     if line is None or column is None or line > len(starts) - 1 and column:
         return None
     start = starts[min(line, len(starts)) - 1]
-    row = code[start:starts[line] if line < len(starts) else len(code)]
+    row = code[start : starts[line] if line < len(starts) else len(code)]
     return start + len(row.encode()[:column].decode("utf-8", "ignore"))

@@ -1,5 +1,6 @@
 """A blank's <input>: the learner's text, its verdict and its label (never its answer: a learner
 asks the server for that, which keeps that they did; app/memory/reveals.py)."""
+
 import html
 from functools import lru_cache
 from typing import NamedTuple
@@ -13,6 +14,7 @@ from .score import Hole
 
 class HoleState(NamedTuple):
     """What the page shows in a hole: the learner's text and, once scored, the verdict."""
+
     value: str = ""
     state: str = ""  # "", "right", "accepted", "unproven", "wrong", "revealed", "empty"
     reveal: bool = False  # a button reveals the answer (wrong and empty blanks of a scored page)
@@ -27,8 +29,14 @@ MARKS = {"right": "✓", "accepted": "≈", "unproven": "≉", "wrong": "✗", "
 
 def mark_names() -> dict[str, tuple[str, str]]:
     """state -> (mark, its name in the UI language), for the server's marks and app.js's."""
-    names = {"right": _("匹配"), "accepted": _("运行接受"), "unproven": _("运行无法确认"), "wrong": _("错误"),
-             "revealed": _("已显示"), "empty": _("未填")}
+    names = {
+        "right": _("匹配"),
+        "accepted": _("运行接受"),
+        "unproven": _("运行无法确认"),
+        "wrong": _("错误"),
+        "revealed": _("已显示"),
+        "empty": _("未填"),
+    }
     return {state: (mark, names[state]) for state, mark in MARKS.items()}
 
 
@@ -50,8 +58,10 @@ def input_parts(key: str, answer: str, hint: str | None, tag: str, state: str) -
     # Keys are generated ([sc]\d+) and states come from a fixed set.
     tag_html = f'<span class="blank-tag" aria-hidden="true">{escape(tag)}</span>' if tag else ""
     before = f'{tag_html}<input class="blank{" " if state else ""}{state}" name="{key}" id="blank-{key}" value="'
-    middle = (f'" style="--w:{max(len(answer), 2) + 1}" autocomplete="off" autocapitalize="off"'
-              f' spellcheck="false" aria-label="')
+    middle = (
+        f'" style="--w:{max(len(answer), 2) + 1}" autocomplete="off" autocapitalize="off"'
+        f' spellcheck="false" aria-label="'
+    )
     invalid = ' aria-invalid="true"' if state in ASKABLE else ""
     after = f'" data-state="{state}"{invalid}' + (f' title="{escape(hint)}"' if hint else "") + ">"
     return before, middle, after
@@ -61,8 +71,10 @@ def input_parts(key: str, answer: str, hint: str | None, tag: str, state: str) -
 def _reveal_button(key: str, label: str, language: str) -> str:
     name = ascii_html(_("显示%(label)s的答案", label=label))
     # A submit button of the drill form: without script it posts the form asking for this answer.
-    return (f'<button type="submit" name="reveal" value="{key}" class="reveal" data-for="blank-{key}"'
-            f' aria-label="{name}" title="{name}" formnovalidate>?</button>')
+    return (
+        f'<button type="submit" name="reveal" value="{key}" class="reveal" data-for="blank-{key}"'
+        f' aria-label="{name}" title="{name}" formnovalidate>?</button>'
+    )
 
 
 @lru_cache(maxsize=4096)

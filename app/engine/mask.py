@@ -1,4 +1,5 @@
 """Random masks: a pure function of (snippet version, rate, seed), so no page state is kept."""
+
 import random
 
 RATE_MIN, RATE_MAX = 10, 50

@@ -1,4 +1,5 @@
 """Highlighted code with an <input> in place of each hole (Pygments classes, line by line)."""
+
 from functools import lru_cache
 
 from markupsafe import Markup, escape
@@ -34,8 +35,10 @@ def _pieces(code: str, cuts: tuple[int, ...]) -> tuple[tuple[int, int, tuple[str
         bounds = [index, *inner, index + len(value)]
         for a, b in zip(bounds, bounds[1:]):
             # Chinese comments and strings say so (`lang`), on English pages too.
-            parts = tuple(f'<span class="{css}"{lang_attribute(p)}>{escape(p)}</span>' if css and p else str(escape(p))
-                          for p in code[a:b].split("\n"))
+            parts = tuple(
+                f'<span class="{css}"{lang_attribute(p)}>{escape(p)}</span>' if css and p else str(escape(p))
+                for p in code[a:b].split("\n")
+            )
             out.append((a, b, parts))
     return tuple(out)
 
@@ -138,7 +141,7 @@ def render_mask(code: str, holes: dict[int, tuple[Hole, int]], shown: dict[str, 
             out[2 * index + 1] = f"{before}{ascii_html(hole.label)}{after}"
         else:
             out[2 * index + 1] = input_html(hole, BLANK if state is None else state)
-            out[2 * index + 2:2 * last + 2] = [""] * (2 * (last - index))
+            out[2 * index + 2 : 2 * last + 2] = [""] * (2 * (last - index))
     return Markup("".join(out))
 
 
@@ -171,4 +174,4 @@ def render_code(code: str, holes: list[Hole], shown: dict[str, HoleState] | None
     if lines and not "".join(lines[-1]):
         lines.pop()
     opens = _line_opens(code)
-    return Markup("".join(f'{opens[n]}{"".join(parts)}\n</span>' for n, parts in enumerate(lines)))
+    return Markup("".join(f"{opens[n]}{''.join(parts)}\n</span>" for n, parts in enumerate(lines)))

@@ -1,4 +1,5 @@
 """Scoring blanks by token match, and splicing answers back into code for execution."""
+
 import re
 from functools import lru_cache
 from typing import NamedTuple
@@ -11,6 +12,7 @@ class Hole(NamedTuple):
 
     A tuple rather than a dataclass: a page makes dozens per request, and tuples are cheap.
     """
+
     key: str  # form field name
     start: int
     end: int
@@ -61,15 +63,19 @@ def _squeezed(text: str) -> str:
 def score(holes: list[Hole], answers: dict[str, str], revealed: frozenset[str] = frozenset()) -> list[BlankVerdict]:
     given = [answers.get(h.key, "") for h in holes]
     # Most answers are typed exactly: only the others need `is_match`.
-    return [BlankVerdict(h.key, g, h.answer, False, True) if h.key in revealed else
-            BlankVerdict(h.key, g, h.answer, g == h.answer or is_match(g, h.answer)) for h, g in zip(holes, given)]
+    return [
+        BlankVerdict(h.key, g, h.answer, False, True)
+        if h.key in revealed
+        else BlankVerdict(h.key, g, h.answer, g == h.answer or is_match(g, h.answer))
+        for h, g in zip(holes, given)
+    ]
 
 
 def splice(code: str, holes: list[Hole], answers: dict[str, str]) -> str:
     """The code with every hole's span replaced by the learner's text."""
     out, pos = [], 0
     for hole in sorted(holes, key=lambda h: h.start):
-        out.append(code[pos:hole.start])
+        out.append(code[pos : hole.start])
         out.append(answers.get(hole.key, ""))
         pos = hole.end
     out.append(code[pos:])

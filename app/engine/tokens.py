@@ -4,6 +4,7 @@ Every token that could ever be a blank is a *candidate*, indexed in source order
 a mask may hide is a choice of kinds. The index does not depend on that choice, so span 17 is
 the same token whatever kinds a learner picked (per-token history stays meaningful).
 """
+
 import ast
 import io
 import keyword

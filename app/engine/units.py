@@ -3,6 +3,7 @@
 Both are pure functions of (code, version, kinds, rate, seed), like the token mask. A unit is
 a `Piece`: a character range of the code and the candidate tokens inside it.
 """
+
 import ast
 import io
 import math
@@ -35,14 +36,16 @@ def _piece(code: str, start: int, end: int, kinds: tuple[str, ...]) -> Piece | N
 
 def _char(code: str, offsets: list[int], line: int, col: int) -> int:
     """ast columns count UTF-8 bytes; the code is indexed by characters."""
-    text = code[offsets[line - 1]:offsets[line]]
+    text = code[offsets[line - 1] : offsets[line]]
     return offsets[line - 1] + len(text.encode()[:col].decode(errors="ignore"))
 
 
 def _node_range(code: str, offsets: list[int], node: ast.AST) -> tuple[int, int] | None:
     if getattr(node, "end_lineno", None) is None or node.lineno != node.end_lineno:
         return None  # a blank is a one-line <input>
-    return _char(code, offsets, node.lineno, node.col_offset), _char(code, offsets, node.end_lineno, node.end_col_offset)
+    return _char(code, offsets, node.lineno, node.col_offset), _char(
+        code, offsets, node.end_lineno, node.end_col_offset
+    )
 
 
 @lru_cache(maxsize=128)

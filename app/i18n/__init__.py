@@ -5,6 +5,7 @@ so concurrent requests and the threads their sync routes run in each see their o
 live in app/i18n/locale/<lang>/LC_MESSAGES/messages.po; `scripts/translations` extracts, updates and
 compiles them (the .mo files are compiled by scripts/setup and at start-up when out of date).
 """
+
 import gettext
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -42,6 +43,7 @@ def speaking(language: str):
         yield
     finally:
         _current.reset(token)
+
 
 def supported(tag: str | None) -> str | None:
     """The offered language a tag names ("en-GB" → "en", "zh-Hant" → "zh"), or None."""

@@ -1,5 +1,6 @@
 """The compiled catalogs (.mo) follow their sources (.po): compiled by scripts/setup and
 scripts/translations, and here at start-up when missing or older, so a fresh clone just runs."""
+
 import logging
 import os
 import tempfile

@@ -1,5 +1,6 @@
 """The answers of a submission: one per blank of the drill, each a line of bounded length, and an
 exercise's written responses."""
+
 import re
 
 from app.engine.score import Hole
@@ -15,8 +16,9 @@ def answers_for(holes: tuple[Hole, ...], fields: dict[str, str], max_chars: int)
     answers = {h.key: fields.get(h.key) for h in holes}
     foreign = sorted(k for k in fields.keys() - answers.keys() if ANSWER_KEY.match(k))
     if foreign:
-        raise UserError(422, _("提交里有不属于这次遮盖的空：%(keys)s。请刷新页面后重新作答。",
-                               keys=", ".join(foreign[:10])))
+        raise UserError(
+            422, _("提交里有不属于这次遮盖的空：%(keys)s。请刷新页面后重新作答。", keys=", ".join(foreign[:10]))
+        )
     if None in answers.values():
         missing = [h.label for h in holes if answers[h.key] is None]
         raise UserError(422, _("缺少这些空的答案：%(labels)s。", labels=", ".join(missing[:10])))
@@ -26,8 +28,15 @@ def answers_for(holes: tuple[Hole, ...], fields: dict[str, str], max_chars: int)
         for hole in holes:
             answer = answers[hole.key]
             if len(answer) > max_chars:
-                raise UserError(422, _("%(label)s 的答案太长（%(n)s 个字符，上限 %(max)s）。",
-                                       label=hole.label, n=len(answer), max=max_chars))
+                raise UserError(
+                    422,
+                    _(
+                        "%(label)s 的答案太长（%(n)s 个字符，上限 %(max)s）。",
+                        label=hole.label,
+                        n=len(answer),
+                        max=max_chars,
+                    ),
+                )
             if "\n" in answer or "\r" in answer:
                 raise UserError(422, _("%(label)s 的答案只能有一行。", label=hole.label))
     if "#" in text:
@@ -39,8 +48,13 @@ def _refuse_comments(holes: tuple[Hole, ...], answers: dict[str, str]) -> None:
     """A comment in an answer would swallow the rest of its line once spliced: refused, never scored."""
     for hole in holes:
         if has_comment(answers[hole.key]):
-            raise UserError(422, _("%(label)s 的答案含有注释（#）：放进代码后，它会把这一行其余的代码变成注释。"
-                                   "请去掉注释再提交。", label=hole.label))
+            raise UserError(
+                422,
+                _(
+                    "%(label)s 的答案含有注释（#）：放进代码后，它会把这一行其余的代码变成注释。请去掉注释再提交。",
+                    label=hole.label,
+                ),
+            )
 
 
 def responses_for(question_count: int, fields: dict[str, str], limit: int) -> dict[int, str]:

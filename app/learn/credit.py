@@ -4,6 +4,7 @@ Only where the version's check-strength analysis found every position of the bla
 (the check caught every mutant there): elsewhere, or before the analysis is complete, a
 non-matching answer that passes is *unproven* and counts as not recalled.
 """
+
 from ..classes.alternatives import blank_key
 from ..db import strength_rows
 from ..engine.tokens import eligible_spans

@@ -1,4 +1,5 @@
 """A drill on a page: which holes a snippet shows in random-mask or fixed (cloze) mode."""
+
 import bisect
 import re
 from dataclasses import dataclass
@@ -8,9 +9,9 @@ from app.engine.mask import RATE_MAX, RATE_MIN, SEED_MAX, random_mask
 from app.engine.score import Hole
 from app.engine.tokens import DEFAULT_KINDS, KINDS, eligible_spans
 from app.engine.units import UNITS, line_mask, line_pieces, span_mask
-from app.web.errors import UserError
 from app.i18n import _
 from app.snippets.model import Snippet
+from app.web.errors import UserError
 
 DEFAULT_RATE = 15  # BERT's masking rate
 DEFAULT_UNIT = "token"
@@ -32,21 +33,25 @@ class Drill:
     def ranges(self) -> dict[str, tuple[int, int]]:
         """First and last candidate index of each hole of a random mask (equal for a token)."""
         return {h.key: h.span for h in self.holes if h.span is not None}
+
     review: object | None = None  # memory.review.Review: why a review mask hides these spans
 
 
 def mask_query(unit: str, kinds: tuple[str, ...]) -> str:
     """`&unit=…&kinds=…` for a URL, leaving out the defaults (units and kinds come from fixed sets)."""
-    return ("" if unit == DEFAULT_UNIT else f"&unit={unit}") + \
-        ("" if kinds == DEFAULT_KINDS else f"&kinds={','.join(kinds)}")
+    return ("" if unit == DEFAULT_UNIT else f"&unit={unit}") + (
+        "" if kinds == DEFAULT_KINDS else f"&kinds={','.join(kinds)}"
+    )
 
 
-def random_drill(snippet: Snippet, rate: int, seed: int, unit: str = DEFAULT_UNIT,
-                 kinds: tuple[str, ...] = DEFAULT_KINDS) -> Drill:
+def random_drill(
+    snippet: Snippet, rate: int, seed: int, unit: str = DEFAULT_UNIT, kinds: tuple[str, ...] = DEFAULT_KINDS
+) -> Drill:
     holes, hidden = _mask_holes(snippet.code, snippet.version, unit, kinds, rate, seed, blank_name())
     lines = len(line_pieces(snippet.code, kinds)) if unit == "line" else 0
-    return Drill(snippet, "random", holes, len(_span_holes(snippet.code, kinds)), rate, seed, unit, kinds,
-                 hidden, lines)
+    return Drill(
+        snippet, "random", holes, len(_span_holes(snippet.code, kinds)), rate, seed, unit, kinds, hidden, lines
+    )
 
 
 def chosen_drill(snippet: Snippet, rate: int, seed: int, review, pieces: dict | None = None) -> Drill:
@@ -56,11 +61,23 @@ def chosen_drill(snippet: Snippet, rate: int, seed: int, review, pieces: dict | 
     if review.unit != DEFAULT_UNIT:
         chosen = [pieces[p] for p in review.chosen]
         labels = _labels(blank_name(), snippet.code, tuple(p.start for p in chosen))
-        holes = tuple(Hole(f"s{p.first}", p.start, p.end, snippet.code[p.start:p.end], name, span=(p.first, p.last))
-                      for p, name in zip(chosen, labels))
+        holes = tuple(
+            Hole(f"s{p.first}", p.start, p.end, snippet.code[p.start : p.end], name, span=(p.first, p.last))
+            for p, name in zip(chosen, labels)
+        )
         lines = len(pieces) if review.unit == "line" else 0
-        return Drill(snippet, "random", holes, len(spans), rate, seed, review.unit, hidden=sum(p.size for p in chosen),
-                     lines=lines, review=review)
+        return Drill(
+            snippet,
+            "random",
+            holes,
+            len(spans),
+            rate,
+            seed,
+            review.unit,
+            hidden=sum(p.size for p in chosen),
+            lines=lines,
+            review=review,
+        )
     picked = [spans[i] for i in review.chosen]
     labels = _labels(blank_name(), snippet.code, tuple(hole[1] for hole in picked))
     holes = tuple(Hole(*hole[:4], label, None, "", hole[4]) for hole, label in zip(picked, labels))
@@ -68,8 +85,9 @@ def chosen_drill(snippet: Snippet, rate: int, seed: int, review, pieces: dict | 
 
 
 @lru_cache(maxsize=1024)
-def _mask_holes(code: str, version: str, unit: str, kinds: tuple[str, ...], rate: int, seed: int,
-                label: str) -> tuple[tuple[Hole, ...], int]:
+def _mask_holes(
+    code: str, version: str, unit: str, kinds: tuple[str, ...], rate: int, seed: int, label: str
+) -> tuple[tuple[Hole, ...], int]:
     """The blanks of a mask and the eligible tokens they hide; kept a while, since a learner
     submits the mask their page just showed."""
     if unit == "token":
@@ -79,8 +97,10 @@ def _mask_holes(code: str, version: str, unit: str, kinds: tuple[str, ...], rate
         return tuple(Hole(*hole[:4], name, None, "", hole[4]) for hole, name in zip(chosen, labels)), len(chosen)
     mask = (span_mask if unit == "span" else line_mask)(code, version, kinds, rate, seed)
     labels = _labels(label, code, tuple(p.start for p in mask))
-    holes = tuple(Hole(f"s{p.first}", p.start, p.end, code[p.start:p.end], name, span=(p.first, p.last))
-                  for p, name in zip(mask, labels))
+    holes = tuple(
+        Hole(f"s{p.first}", p.start, p.end, code[p.start : p.end], name, span=(p.first, p.last))
+        for p, name in zip(mask, labels)
+    )
     return holes, sum(p.size for p in mask)
 
 
@@ -92,8 +112,10 @@ def blank_name() -> str:
 def _labels(template: str, code: str, starts: tuple[int, ...]) -> tuple[str, ...]:
     """The n-th blank's accessible name ("blank 3 of 12, line 7"), for blanks starting at `starts`."""
     lines = _line_starts(code)
-    return tuple(template % {"n": n, "total": len(starts), "line": bisect.bisect_right(lines, start)}
-                 for n, start in enumerate(starts, start=1))
+    return tuple(
+        template % {"n": n, "total": len(starts), "line": bisect.bisect_right(lines, start)}
+        for n, start in enumerate(starts, start=1)
+    )
 
 
 @lru_cache(maxsize=256)
@@ -104,17 +126,27 @@ def _line_starts(code: str) -> tuple[int, ...]:
 @lru_cache(maxsize=256)
 def _span_holes(code: str, kinds: tuple[str, ...]) -> tuple[tuple, ...]:
     """Key (by candidate index), start, end, answer and span of a blank at each eligible token."""
-    return tuple((f"s{s.index}", s.start, s.end, s.text, (s.index, s.index))
-                 for s in eligible_spans(code, kinds))
+    return tuple((f"s{s.index}", s.start, s.end, s.text, (s.index, s.index)) for s in eligible_spans(code, kinds))
 
 
 def fixed_drill(snippet: Snippet) -> Drill:
     lines = _line_starts(snippet.code)
     total = len({b.group for b in snippet.blanks})
     holes = tuple(
-        Hole(f"c{b.index}", b.start, b.end, b.answer,
-             _("填空 %(n)s（共 %(total)s 个），第 %(line)s 行", n=b.group, total=total,
-               line=bisect.bisect_right(lines, b.start)), b.hint, str(b.group))
+        Hole(
+            f"c{b.index}",
+            b.start,
+            b.end,
+            b.answer,
+            _(
+                "填空 %(n)s（共 %(total)s 个），第 %(line)s 行",
+                n=b.group,
+                total=total,
+                line=bisect.bisect_right(lines, b.start),
+            ),
+            b.hint,
+            str(b.group),
+        )
         for b in snippet.blanks
     )
     return Drill(snippet, "fixed", holes, len(eligible_spans(snippet.code)))
@@ -125,11 +157,19 @@ def parse_rate(raw: str | None) -> int:
         return DEFAULT_RATE
     rate = whole_number(raw.strip().removesuffix("%"), 3)
     if rate is None:
-        raise UserError(422, _("挖空率必须是 %(lo)s 到 %(hi)s 之间的整数（百分比），收到的是 “%(raw)s”。",
-                               lo=RATE_MIN, hi=RATE_MAX, raw=raw[:40]))
+        raise UserError(
+            422,
+            _(
+                "挖空率必须是 %(lo)s 到 %(hi)s 之间的整数（百分比），收到的是 “%(raw)s”。",
+                lo=RATE_MIN,
+                hi=RATE_MAX,
+                raw=raw[:40],
+            ),
+        )
     if not RATE_MIN <= rate <= RATE_MAX:
-        raise UserError(422, _("挖空率必须在 %(lo)s%% 到 %(hi)s%% 之间，收到的是 %(rate)s%%。",
-                               lo=RATE_MIN, hi=RATE_MAX, rate=rate))
+        raise UserError(
+            422, _("挖空率必须在 %(lo)s%% 到 %(hi)s%% 之间，收到的是 %(rate)s%%。", lo=RATE_MIN, hi=RATE_MAX, rate=rate)
+        )
     return rate
 
 
@@ -168,8 +208,14 @@ def parse_kinds(raw: str | None) -> tuple[str, ...]:
     asked = {k.strip() for k in raw.split(",") if k.strip()}
     unknown = sorted(asked - set(KINDS))
     if unknown or not asked:
-        raise UserError(422, _("挖空种类只能是 names、literals、operators、punctuation、annotations、docstrings、"
-                               "messages 的组合（逗号分隔），收到的是 “%(raw)s”。", raw=raw[:60]))
+        raise UserError(
+            422,
+            _(
+                "挖空种类只能是 names、literals、operators、punctuation、annotations、docstrings、"
+                "messages 的组合（逗号分隔），收到的是 “%(raw)s”。",
+                raw=raw[:60],
+            ),
+        )
     return tuple(k for k in KINDS if k in asked)
 
 

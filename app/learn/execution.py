@@ -1,18 +1,21 @@
 """Running completed code in the sandbox, and what its verdict means to a learner."""
-from app.web.errors import UserError
+
 from app.i18n import _
 from app.snippets.jobs import job_for
 from app.snippets.model import Snippet
+from app.web.errors import UserError
 
 
-async def execute(sandbox, snippet: Snippet, code: str, owner: str | None = None, address: str | None = None,
-                  new_owner: bool = False):
+async def execute(
+    sandbox, snippet: Snippet, code: str, owner: str | None = None, address: str | None = None, new_owner: bool = False
+):
     """The sandbox verdict, None when execution is off, or a 503 the learner can retry.
     owner: the learner (jobs are queued fairly between addresses, then learners); address: the
     client's; new_owner: the learner has no attempt yet."""
     if sandbox is None:
         return None
     from app.sandbox import SandboxBusy, SandboxUnavailable
+
     try:
         return await sandbox.run(job_for(snippet, code), owner=owner, address=address, new_owner=new_owner)
     except SandboxBusy:

@@ -1,4 +1,5 @@
 """What a scored submission shows: per-blank states, the score, and the execution verdict."""
+
 import json
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -71,13 +72,25 @@ class Result:
     def as_json(self) -> dict:
         run, states = self.run, self.states()
         return {
-            "correct": self.correct, "total": self.total, "empty": self.empty, "attempt": self.attempt_id,
+            "correct": self.correct,
+            "total": self.total,
+            "empty": self.empty,
+            "attempt": self.attempt_id,
             "saved": self.saved,
-            "blanks": [{"key": v.key, "given": v.given, "expected": v.expected,
-                        "state": state} for v, state in zip(self.verdicts, states)],
-            "run": None if run is None else {
-                "status": run.status, "message": run.message, "part": run.part, "line": run.line,
-                "stdout": run.stdout, "seconds": round(run.seconds, 4)},
+            "blanks": [
+                {"key": v.key, "given": v.given, "expected": v.expected, "state": state}
+                for v, state in zip(self.verdicts, states)
+            ],
+            "run": None
+            if run is None
+            else {
+                "status": run.status,
+                "message": run.message,
+                "part": run.part,
+                "line": run.line,
+                "stdout": run.stdout,
+                "seconds": round(run.seconds, 4),
+            },
         }
 
 

@@ -4,6 +4,7 @@ Each blank is scored by token match (a teacher's accepted alternatives count), t
 spliced into the code and run in the sandbox, and the attempt is recorded: the result comes back
 only once the attempt is committed, or says that it was not stored. Nothing here knows of HTTP.
 """
+
 from dataclasses import dataclass, replace
 
 from sqlalchemy.exc import DBAPIError
@@ -26,6 +27,7 @@ from app.observability import Stopwatch
 class Services:
     """What grading uses: the store (attempts, alternatives, strength analyses), the sandbox (None:
     execution off), the background strength runs and the answers' length bound."""
+
     store: Store
     sandbox: object | None
     strength_jobs: object | None
@@ -40,18 +42,26 @@ class Submitter:
     minted: bool = False  # an id made for this very request (it came without a cookie)
 
 
-async def grade(drill: Drill, fields: dict[str, str], submitter: Submitter, services: Services,
-                clock: Stopwatch) -> Result:
+async def grade(
+    drill: Drill, fields: dict[str, str], submitter: Submitter, services: Services, clock: Stopwatch
+) -> Result:
     """The scored, run and recorded submission (`saved` False when the database refused it)."""
     answers = answers_for(drill.holes, fields, services.max_answer_chars)
     mask = reveals.mask_key(drill.snippet.id, drill.snippet.version, drill.holes)
     # Blanks the server showed this learner count as revealed whatever the page now says.
     kept = frozenset() if submitter.minted else _kept_reveals(services.store.engine, submitter.learner, mask)
     revealed = revealed_keys(drill.holes, fields) | kept
-    responses = responses_for(len(drill.snippet.questions), fields, services.max_answer_chars * 5) \
-        if drill.mode == "fixed" else {}
-    verdicts = rescored(services.store.engine, drill.snippet, drill.holes,  # a teacher's accepted alternatives
-                        clock.time("scoring", score, list(drill.holes), answers, revealed))
+    responses = (
+        responses_for(len(drill.snippet.questions), fields, services.max_answer_chars * 5)
+        if drill.mode == "fixed"
+        else {}
+    )
+    verdicts = rescored(
+        services.store.engine,
+        drill.snippet,
+        drill.holes,  # a teacher's accepted alternatives
+        clock.time("scoring", score, list(drill.holes), answers, revealed),
+    )
     run = await clock.wait("sandbox", _run(drill, answers, submitter, services))
     result = Result(tuple(verdicts), run, None, responses, credited=_credit(drill, verdicts, run, services))
     try:
@@ -97,5 +107,11 @@ async def _run(drill: Drill, answers: dict[str, str], submitter: Submitter, serv
     runnable = sandbox is not None and all(a.strip() for a in answers.values())
     code = splice(drill.snippet.code, list(drill.holes), answers) if runnable else ""
     new = runnable and (submitter.minted or not services.known_learners.has_attempts(submitter.learner))
-    return await execute(sandbox if runnable else None, drill.snippet, code, owner=str(submitter.learner),
-                         address=submitter.address, new_owner=new)
+    return await execute(
+        sandbox if runnable else None,
+        drill.snippet,
+        code,
+        owner=str(submitter.learner),
+        address=submitter.address,
+        new_owner=new,
+    )

@@ -3,6 +3,7 @@
 Python's exceptions (`NameError: …`) are the language of the code and stay as they are; what
 the sandbox says about limits and exits is said again in the UI language.
 """
+
 import re
 
 from app.i18n import _
@@ -14,10 +15,14 @@ _MESSAGES = (
     (re.compile(r"process limit \((?P<n>\d+)\) reached"), lambda: _("超出进程数上限（%(n)s 个）")),
     (re.compile(r"output limit reached \((?P<n>\d+) bytes\)"), lambda: _("输出超过上限（%(n)s 字节）")),
     (re.compile(r"killed by (?P<n>\w+)"), lambda: _("进程被信号 %(n)s 终止")),
-    (re.compile(r"exited with code (?P<n>-?\d+) before the check finished"),
-     lambda: _("代码在验证完成前退出（退出码 %(n)s）")),
-    (re.compile(r"SystemExit\((?P<n>.*)\): the code exited before the check finished"),
-     lambda: _("代码调用了 SystemExit(%(n)s)，在验证完成前退出")),
+    (
+        re.compile(r"exited with code (?P<n>-?\d+) before the check finished"),
+        lambda: _("代码在验证完成前退出（退出码 %(n)s）"),
+    ),
+    (
+        re.compile(r"SystemExit\((?P<n>.*)\): the code exited before the check finished"),
+        lambda: _("代码调用了 SystemExit(%(n)s)，在验证完成前退出"),
+    ),
 )
 
 

@@ -6,13 +6,14 @@ review counts and, for a learner with enough reviews and none fitted on as many 
 in the web process, never while a response waits). The parameters are stored, and every
 later review, due date and review mask of that learner uses them (learner_model.py).
 """
+
 import logging
 import os
 import queue
 import subprocess
 import sys
 import threading
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from sqlalchemy import select
 
@@ -30,8 +31,11 @@ def review_logs(db, learner: str) -> list:
     """Every token review of the learner as an fsrs ReviewLog (one card per snippet version and span)."""
     from fsrs import ReviewLog
 
-    query = select(attempts.c.snippet_id, attempts.c.version, attempts.c.blanks, attempts.c.created_at).where(
-        attempts.c.learner == learner, attempts.c.practice.is_(False)).order_by(attempts.c.created_at)
+    query = (
+        select(attempts.c.snippet_id, attempts.c.version, attempts.c.blanks, attempts.c.created_at)
+        .where(attempts.c.learner == learner, attempts.c.practice.is_(False))
+        .order_by(attempts.c.created_at)
+    )
     ids, logs = {}, []
     for row in db.execute(query):
         for entry in row.blanks or ():
@@ -64,7 +68,7 @@ def fit_learner(url: str, learner: str) -> int:
             logs = review_logs(db, learner)
         parameters = fitted_parameters(logs)
         with engine.begin() as db:
-            save_parameters(db, learner, parameters, reviews, datetime.now(timezone.utc))
+            save_parameters(db, learner, parameters, reviews, datetime.now(UTC))
         return reviews
     finally:
         engine.dispose()
@@ -108,14 +112,16 @@ class Fitter:
 
     def _maybe_fit(self, learner: str) -> None:
         with self.engine.connect() as db:
-            row = db.execute(select(models.c.reviews, models.c.fitted_reviews).where(
-                models.c.learner == learner)).first()
+            row = db.execute(
+                select(models.c.reviews, models.c.fitted_reviews).where(models.c.learner == learner)
+            ).first()
         if row is None or not needs_fit(row.reviews, row.fitted_reviews, self.minimum):
             return
         # The database URL goes in the environment, not the command line (other users see that).
         env = {**os.environ, "CODECLOZE_FIT_URL": self.url, "OMP_NUM_THREADS": "1"}
-        self._process = subprocess.Popen([sys.executable, "-m", "app.memory.fitting", learner], env=env,
-                                         stdin=subprocess.DEVNULL)
+        self._process = subprocess.Popen(
+            [sys.executable, "-m", "app.memory.fitting", learner], env=env, stdin=subprocess.DEVNULL
+        )
         try:
             code = self._process.wait(FIT_SECONDS)
         except subprocess.TimeoutExpired:

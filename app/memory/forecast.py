@@ -1,5 +1,6 @@
 """What the memory model predicts of a snippet: mean recall of its tokens now and in 7 days if
 the learner stops practising, and how many tokens are "known" (recall ≥ 0.9) now."""
+
 from datetime import datetime
 from typing import NamedTuple
 

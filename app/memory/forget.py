@@ -1,4 +1,5 @@
 """Deleting a learner's history: attempts, answers and every memory row (the id itself stays)."""
+
 from sqlalchemy import delete, select
 
 from ..db.tables import attempts, responses

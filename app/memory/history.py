@@ -1,5 +1,6 @@
 """Whether a learner has any attempt yet: ids cost nothing, so the sandbox queues the jobs of ids
 without history together per address until their first verdict (app/sandbox/fairness.py)."""
+
 import collections
 
 from sqlalchemy import select

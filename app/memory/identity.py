@@ -3,8 +3,9 @@
 An id that is unsigned, tampered with or signed by another key is never trusted: the request
 gets a fresh id. The key is the app's secret (app/web/keys.py), so learners survive restarts.
 """
+
 import secrets
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import lru_cache
 
 from itsdangerous import BadSignature, Signer, URLSafeSerializer
@@ -19,6 +20,7 @@ ID_BYTES = 16
 
 class Learner(str):
     """A learner id that carries its signed cookie header, so a response can renew it."""
+
     cookie: bytes
 
     def __new__(cls, learner: str, cookie: bytes):
@@ -51,8 +53,10 @@ class Identity:
         return self._cookie.sign(learner).decode("ascii")
 
     def set_cookie_header(self, learner: str) -> bytes:
-        return (f"{LEARNER_COOKIE}={self.cookie_value(learner)}; HttpOnly; Max-Age={LEARNER_DAYS * 86400};"
-                f" Path=/; SameSite=lax").encode()
+        return (
+            f"{LEARNER_COOKIE}={self.cookie_value(learner)}; HttpOnly; Max-Age={LEARNER_DAYS * 86400};"
+            f" Path=/; SameSite=lax"
+        ).encode()
 
     def link_token(self, learner: str, generation: int) -> str:
         return self._link.dumps([learner, generation])
@@ -83,5 +87,4 @@ def save_profile(db, learner: str, **values) -> None:
     if db.execute(select(learners.c.id).where(learners.c.id == learner)).first():
         db.execute(update(learners).where(learners.c.id == learner).values(**values))
     else:
-        db.execute(insert(learners).values(id=learner, created_at=datetime.now(timezone.utc),
-                                           **{"link_gen": 0, **values}))
+        db.execute(insert(learners).values(id=learner, created_at=datetime.now(UTC), **{"link_gen": 0, **values}))

@@ -1,4 +1,5 @@
 """How late a due review is, in words: "3 天前到期" says more than a date three days old."""
+
 from datetime import datetime
 
 from ..i18n import ngettext

@@ -1,5 +1,6 @@
 """Each learner's memory model: FSRS with their fitted parameters (or the defaults) and the
 desired retention they chose on /me. A keyed row read per page or attempt batch."""
+
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -51,10 +52,14 @@ def set_retention(db, learner: str, retention: float) -> None:
 def _upsert(db, values: dict, changes) -> None:
     """One statement either way: workers writing the same learner at once never collide."""
     statement = (pg_insert if db.dialect.name == "postgresql" else sqlite_insert)(models).values(
-        fitted_reviews=0, **values)
+        fitted_reviews=0, **values
+    )
     db.execute(statement.on_conflict_do_update(index_elements=["learner"], set_=changes(statement.excluded)))
 
 
 def save_parameters(db, learner: str, parameters: list[float], reviews: int, at) -> None:
-    db.execute(update(models).where(models.c.learner == learner).values(
-        parameters=[float(p) for p in parameters], fitted_reviews=reviews, fitted_at=at))
+    db.execute(
+        update(models)
+        .where(models.c.learner == learner)
+        .values(parameters=[float(p) for p in parameters], fitted_reviews=reviews, fitted_at=at)
+    )

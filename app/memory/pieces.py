@@ -5,6 +5,7 @@ tokens'. Lines are taken best first; spans are grown, as the span mask grows the
 lengths), around the best tokens not yet hidden. A piece never takes more tokens than are left
 of the rate's budget. The chosen pieces go into the URL as first-last candidate indices.
 """
+
 import random
 from datetime import datetime
 
@@ -16,8 +17,16 @@ from .review import Review, whole_second
 from .schedule import SCHEDULER
 
 
-def token_scores(code: str, memory: dict, at: datetime, rng: random.Random, policy: Policy, scheduler,
-                 retention: float, first_seen: float | None) -> dict[int, float]:
+def token_scores(
+    code: str,
+    memory: dict,
+    at: datetime,
+    rng: random.Random,
+    policy: Policy,
+    scheduler,
+    retention: float,
+    first_seen: float | None,
+) -> dict[int, float]:
     """Eligible span index → score; a token never tested scores as read at `first_seen`, or
     above every tested one when that is not known (so the snippet gets covered)."""
     eligible = [s.index for s in eligible_spans(code)]
@@ -30,9 +39,19 @@ def token_scores(code: str, memory: dict, at: datetime, rng: random.Random, poli
     return {i: score.get(i, top) + rng.random() * 1e-9 for i in eligible}
 
 
-def piece_review(version: str, code: str, unit: str, rate: int, seed: int, memory: dict, at: datetime,
-                 policy: Policy = CHOSEN, scheduler=SCHEDULER, retention: float = 0.9,
-                 first_seen: float | None = None) -> Review:
+def piece_review(
+    version: str,
+    code: str,
+    unit: str,
+    rate: int,
+    seed: int,
+    memory: dict,
+    at: datetime,
+    policy: Policy = CHOSEN,
+    scheduler=SCHEDULER,
+    retention: float = 0.9,
+    first_seen: float | None = None,
+) -> Review:
     at = whole_second(at)  # the time the URL states: the same mask again from it
     rng = random.Random(f"review:{version}:{unit}:{rate}:{seed}")
     score = token_scores(code, memory, at, rng, policy, scheduler, retention, first_seen)

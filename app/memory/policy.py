@@ -14,6 +14,7 @@ the rest, so the whole snippet keeps being covered. With `first_seen` known (whe
 opened the snippet: they read every token then), a token never tested is scored as one read then
 (FSRS's first stability for "good") and competes with the tested ones for the other blanks.
 """
+
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -38,23 +39,37 @@ CHOSEN = Policy("gain-7d", order="gain", fresh=0.2, horizon=7.0)
 
 def read_once(span: int, first_seen: float, scheduler: Scheduler = SCHEDULER) -> TokenMemory:
     """What the model assumes of a token never tested: read once when the snippet was opened."""
-    return TokenMemory(span, scheduler._initial_stability(rating=Rating.Good), first_seen, 0.0, None, 0, 0, None,
-                       scheduler._initial_difficulty(rating=Rating.Good, clamp=True))
+    return TokenMemory(
+        span,
+        scheduler._initial_stability(rating=Rating.Good),
+        first_seen,
+        0.0,
+        None,
+        0,
+        0,
+        None,
+        scheduler._initial_difficulty(rating=Rating.Good, clamp=True),
+    )
 
 
 def curve(scheduler: Scheduler, days: float, stability: float) -> float:
     return (1 + scheduler._FACTOR * max(0.0, days) / stability) ** scheduler._DECAY
 
 
-def after_test(scheduler: Scheduler, stability: float, difficulty: float | None, r: float,
-               days: float) -> tuple[float, float]:
+def after_test(
+    scheduler: Scheduler, stability: float, difficulty: float | None, r: float, days: float
+) -> tuple[float, float]:
     """The token's stability after a test now, recalled and forgotten (FSRS's updates)."""
     d = difficulty if difficulty is not None else scheduler._initial_difficulty(rating=Rating.Good, clamp=True)
     if days < 1:  # same day: FSRS's short-term stability
-        return (scheduler._short_term_stability(stability=stability, rating=Rating.Good),
-                scheduler._short_term_stability(stability=stability, rating=Rating.Again))
-    return (scheduler._next_stability(difficulty=d, stability=stability, retrievability=r, rating=Rating.Good),
-            scheduler._next_stability(difficulty=d, stability=stability, retrievability=r, rating=Rating.Again))
+        return (
+            scheduler._short_term_stability(stability=stability, rating=Rating.Good),
+            scheduler._short_term_stability(stability=stability, rating=Rating.Again),
+        )
+    return (
+        scheduler._next_stability(difficulty=d, stability=stability, retrievability=r, rating=Rating.Good),
+        scheduler._next_stability(difficulty=d, stability=stability, retrievability=r, rating=Rating.Again),
+    )
 
 
 def gain(scheduler: Scheduler, row, at: float, horizon: float) -> float:
@@ -71,8 +86,9 @@ def interval_ratio(scheduler: Scheduler, retention: float) -> float:
     return (retention ** (1 / scheduler._DECAY) - 1) / (0.9 ** (1 / scheduler._DECAY) - 1)
 
 
-def scores(policy: Policy, rows: dict, at: datetime, scheduler: Scheduler = SCHEDULER,
-           retention: float = 0.9) -> dict[int, float]:
+def scores(
+    policy: Policy, rows: dict, at: datetime, scheduler: Scheduler = SCHEDULER, retention: float = 0.9
+) -> dict[int, float]:
     """Span index → priority (higher first) of each tested token."""
     now = at.timestamp()
     recall = {i: curve(scheduler, (now - row.last_review) / 86400, row.stability) for i, row in rows.items()}

@@ -1,6 +1,7 @@
 """Progress figures for `/me`: per-snippet numbers, an accuracy chart, and the miss heatmap."""
+
 import html
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 
 from markupsafe import Markup
 
@@ -33,17 +34,23 @@ def chart_svg(history: list[list[float]], label: str | None = None, when=None) -
     first, last = history[0][0], history[-1][0]
     points = [(_x(t, first, last), CHART_H - acc * CHART_H, t, acc) for t, acc in history]
     line = " ".join(f"{x:.1f},{y:.1f}" for x, y, _t, _a in points)
-    dots = "".join(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2.5"><title>{when(t)} · {acc:.0%}</title></circle>'
-                   for x, y, t, acc in points)
-    ticks = "".join(f'<line class="tick" x1="{x:.1f}" y1="{CHART_H}" x2="{x:.1f}" y2="{CHART_H + 3}"/>'
-                    for x in sorted({round(p[0], 1) for p in points}))
+    dots = "".join(
+        f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2.5"><title>{when(t)} · {acc:.0%}</title></circle>'
+        for x, y, t, acc in points
+    )
+    ticks = "".join(
+        f'<line class="tick" x1="{x:.1f}" y1="{CHART_H}" x2="{x:.1f}" y2="{CHART_H + 3}"/>'
+        for x in sorted({round(p[0], 1) for p in points})
+    )
     latest = f"{history[-1][1]:.0%}"
     label = html.escape(label or _("正确率变化：%(n)s 次，最近 %(last)s", n=n, last=latest))
-    return Markup(f'<svg class="chart" viewBox="{-LABEL_W} -6 {CHART_W + LABEL_W + 6} {CHART_H + 22}" role="img"'
-                  f' aria-label="{label}"><text x="-6" y="4">100%</text><text x="-6" y="{CHART_H + 4}">0%</text>'
-                  f'<line class="axis" x1="0" y1="{CHART_H}" x2="{CHART_W}" y2="{CHART_H}"/>'
-                  f'<line class="axis" x1="0" y1="0" x2="{CHART_W}" y2="0"/>{ticks}'
-                  f'{_dates(first, last)}<polyline points="{line}"/>{dots}</svg>')
+    return Markup(
+        f'<svg class="chart" viewBox="{-LABEL_W} -6 {CHART_W + LABEL_W + 6} {CHART_H + 22}" role="img"'
+        f' aria-label="{label}"><text x="-6" y="4">100%</text><text x="-6" y="{CHART_H + 4}">0%</text>'
+        f'<line class="axis" x1="0" y1="{CHART_H}" x2="{CHART_W}" y2="{CHART_H}"/>'
+        f'<line class="axis" x1="0" y1="0" x2="{CHART_W}" y2="0"/>{ticks}'
+        f'{_dates(first, last)}<polyline points="{line}"/>{dots}</svg>'
+    )
 
 
 def _x(t: float, first: float, last: float) -> float:
@@ -53,16 +60,18 @@ def _x(t: float, first: float, last: float) -> float:
 
 def _dates(first: float, last: float) -> str:
     """The time axis's labels: the first and the last day (one, centred, when they are the same)."""
-    day = lambda t: datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%d")  # noqa: E731
+    day = lambda t: datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%d")  # noqa: E731
     y = CHART_H + 14
     if day(first) == day(last):
         return f'<text class="date" x="{CHART_W / 2:.0f}" y="{y}">{day(first)}</text>'
-    return (f'<text class="date start" x="0" y="{y}">{day(first)}</text>'
-            f'<text class="date end" x="{CHART_W}" y="{y}">{day(last)}</text>')
+    return (
+        f'<text class="date start" x="0" y="{y}">{day(first)}</text>'
+        f'<text class="date end" x="{CHART_W}" y="{y}">{day(last)}</text>'
+    )
 
 
 def _when(timestamp: float) -> str:
-    return datetime.fromtimestamp(timestamp, timezone.utc).strftime("%Y-%m-%d %H:%M")
+    return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d %H:%M")
 
 
 def utc_time(timestamp: int) -> str:
@@ -80,9 +89,11 @@ def heat_level(row, at: datetime) -> int:
 def heatmap_html(code: str, memory: dict, at: datetime) -> Markup:
     """The code with every eligible token coloured by how often and how recently it was missed;
     hover or focus shows the wrong answers given there."""
+
     def mark(span):
         row = memory.get(span.index)
         return heat_level(row, at), row is not None and _tip(row)
+
     return coloured_code(code, mark)
 
 
@@ -91,15 +102,16 @@ def coloured_code(code: str, mark) -> Markup:
     None). A token with a tip can be focused to show it."""
     out, pos = [], 0
     for span in eligible_spans(code):
-        out.append(_between(code[pos:span.start]))
+        out.append(_between(code[pos : span.start]))
         level, tip = mark(span)
         text = html.escape(span.text)
         if not tip:
             out.append(f'<span class="tok h{level}">{text}</span>')
         else:
             tip = html.escape(tip, quote=True)
-            out.append(f'<span class="tok h{level}" tabindex="0" data-tip="{tip}" aria-label="{text}: {tip}">'
-                       f'{text}</span>')
+            out.append(
+                f'<span class="tok h{level}" tabindex="0" data-tip="{tip}" aria-label="{text}: {tip}">{text}</span>'
+            )
         pos = span.end
     out.append(_between(code[pos:]))
     return Markup("".join(out))
@@ -107,8 +119,10 @@ def coloured_code(code: str, mark) -> Markup:
 
 def _between(text: str) -> str:
     """Code between tokens (comments, strings, spaces), its Chinese lines marked as such."""
-    return "\n".join(f'<span{lang_attribute(line)}>{html.escape(line)}</span>' if lang_attribute(line)
-                     else html.escape(line) for line in text.split("\n"))
+    return "\n".join(
+        f"<span{lang_attribute(line)}>{html.escape(line)}</span>" if lang_attribute(line) else html.escape(line)
+        for line in text.split("\n")
+    )
 
 
 def _tip(row) -> str:
@@ -121,4 +135,3 @@ def _tip(row) -> str:
 def duration(seconds: float) -> str:
     minutes = int(seconds // 60)
     return _("%(m)s 分 %(s)s 秒", m=minutes, s=int(seconds % 60)) if minutes else _("%(s)s 秒", s=int(seconds))
-

@@ -3,9 +3,10 @@
 A blank that was revealed or left empty is never counted as recalled; an attempt after "reveal
 all" is practice, not a recall. Time on task is sent by the page, so it is bounded and checked.
 """
+
+from ..db.records import AttemptRecord
 from ..engine.score import Hole
 from ..engine.tokens import eligible_spans
-from ..db.records import AttemptRecord
 
 MIN_SECONDS_PER_BLANK = 0.3  # faster than this is not typing: the figure is dropped
 MAX_SECONDS = 4 * 3600
@@ -40,15 +41,29 @@ def attempt_record(learner: str, drill, result, fields: dict[str, str]) -> Attem
     snippet = drill.snippet
     practice = fields.get("revealed") == "all"  # after "reveal all": practice, never a recall
     states = ["revealed"] * len(result.verdicts) if practice else result.states()
-    blanks = tuple({"span": _span(snippet.code, h), "key": v.key, "expected": v.expected, "given": v.given,
-                    "state": s} for h, v, s in zip(drill.holes, result.verdicts, states))
+    blanks = tuple(
+        {"span": _span(snippet.code, h), "key": v.key, "expected": v.expected, "given": v.given, "state": s}
+        for h, v, s in zip(drill.holes, result.verdicts, states)
+    )
     status = getattr(result.run, "status", None)
     return AttemptRecord(
-        learner, snippet.id, snippet.version, "review" if getattr(drill, "review", None) else drill.mode,
-        drill.rate, drill.seed, {v.key: s == "right" for v, s in zip(result.verdicts, states)}, status,
-        result.responses, unit=drill.unit, kinds=",".join(drill.kinds), blanks=blanks,
-        hints=hints_opened(fields), seconds=time_on_task(fields, len(result.verdicts)), practice=practice,
-        code=snippet.code)
+        learner,
+        snippet.id,
+        snippet.version,
+        "review" if getattr(drill, "review", None) else drill.mode,
+        drill.rate,
+        drill.seed,
+        {v.key: s == "right" for v, s in zip(result.verdicts, states)},
+        status,
+        result.responses,
+        unit=drill.unit,
+        kinds=",".join(drill.kinds),
+        blanks=blanks,
+        hints=hints_opened(fields),
+        seconds=time_on_task(fields, len(result.verdicts)),
+        practice=practice,
+        code=snippet.code,
+    )
 
 
 def _span(code: str, hole: Hole) -> int | list[int] | None:

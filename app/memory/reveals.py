@@ -2,8 +2,9 @@
 the server keeps that it did, per learner and mask, so that the next submission of that mask
 counts the blank as revealed whatever the page says. That submission takes them away (a new
 try of the same mask starts afresh, as a new mask does)."""
+
 import hashlib
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from sqlalchemy import and_, delete, select
 
@@ -27,9 +28,10 @@ def recorded(db, learner: str, mask: str) -> frozenset[str]:
 def record(db, learner: str, mask: str, blanks) -> None:
     new = set(blanks) - recorded(db, learner, mask)
     if new:
-        now = datetime.now(timezone.utc)
-        db.execute(reveals.insert(), [{"learner": learner, "mask": mask, "blank": b, "created_at": now}
-                                      for b in sorted(new)])
+        now = datetime.now(UTC)
+        db.execute(
+            reveals.insert(), [{"learner": learner, "mask": mask, "blank": b, "created_at": now} for b in sorted(new)]
+        )
 
 
 def taken(db, learner: str, mask: str, blanks) -> None:

@@ -7,6 +7,7 @@ from a RNG seeded by (version, rate, seed). The chosen
 span indices are part of the page's URL, so the URL alone reproduces the page; `at` and `seed`
 in it state when and with what the choice was made.
 """
+
 import random
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -40,9 +41,18 @@ class Review:
         return encode(self.fresh)
 
 
-def review_mask(version: str, eligible: tuple[int, ...], rate: int, seed: int, memory: dict,
-                at: datetime, policy: Policy = CHOSEN, scheduler=SCHEDULER, retention: float = 0.9,
-                first_seen: float | None = None) -> Review:
+def review_mask(
+    version: str,
+    eligible: tuple[int, ...],
+    rate: int,
+    seed: int,
+    memory: dict,
+    at: datetime,
+    policy: Policy = CHOSEN,
+    scheduler=SCHEDULER,
+    retention: float = 0.9,
+    first_seen: float | None = None,
+) -> Review:
     """`eligible`: the span indices a blank may take; `memory`: span index → row with stability,
     difficulty and last_review (see state.token_memory); `first_seen`: unix time the learner
     first opened the snippet (then tokens never tested compete too, see policy.py)."""
@@ -63,10 +73,11 @@ def review_mask(version: str, eligible: tuple[int, ...], rate: int, seed: int, m
     tiebreak = {i: rng.random() for i in pool}
     score = scores(policy, pool, at, scheduler, retention)
     ranked = sorted(pool, key=lambda i: (-score[i], tiebreak[i]))
-    rest = ranked[:n_rest - n_spread] + rng.sample(ranked[n_rest - n_spread:], n_spread)
+    rest = ranked[: n_rest - n_spread] + rng.sample(ranked[n_rest - n_spread :], n_spread)
     if len(rest) + n_fresh < k:  # fewer tested tokens than blanks: fresh ones fill the rest
-        picked_fresh += rng.sample([i for i in fresh if i not in picked_fresh], min(k - n_fresh - len(rest),
-                                                                                   len(fresh) - n_fresh))
+        picked_fresh += rng.sample(
+            [i for i in fresh if i not in picked_fresh], min(k - n_fresh - len(rest), len(fresh) - n_fresh)
+        )
     low = tuple(sorted(i for i in rest if i in tested))
     return Review(round(at.timestamp()), low, tuple(sorted(set(picked_fresh) | (set(rest) - set(tested)))))
 

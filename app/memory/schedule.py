@@ -1,13 +1,20 @@
 """FSRS ratings: how an attempt's outcome becomes a review of its snippet card and of its tokens."""
-from datetime import datetime, timezone
+
+from datetime import UTC, datetime
 
 from fsrs import Card, Rating, Scheduler, State
 
 # No fuzzing: a card's due date is a function of its reviews, so tests and pages agree.
 SCHEDULER = Scheduler(enable_fuzzing=False)
 FAST_SECONDS_PER_BLANK = 4.0  # all recalled at least this fast is "easy"
-TOKEN_RATING = {"right": Rating.Good, "accepted": Rating.Hard, "unproven": Rating.Again, "wrong": Rating.Again,
-                "revealed": Rating.Again, "empty": Rating.Again}
+TOKEN_RATING = {
+    "right": Rating.Good,
+    "accepted": Rating.Hard,
+    "unproven": Rating.Again,
+    "wrong": Rating.Again,
+    "revealed": Rating.Again,
+    "empty": Rating.Again,
+}
 SELF_RATING = {"again": Rating.Again, "hard": Rating.Hard, "good": Rating.Good, "easy": Rating.Easy}
 
 
@@ -40,12 +47,20 @@ def new_card(at: datetime) -> Card:
 
 
 def token_card(row) -> Card:
-    return Card(card_id=1, state=State(row.state), step=row.step, stability=row.stability,
-                difficulty=row.difficulty, due=from_unix(row.due), last_review=from_unix(row.last_review))
+    return Card(
+        card_id=1,
+        state=State(row.state),
+        step=row.step,
+        stability=row.stability,
+        difficulty=row.difficulty,
+        due=from_unix(row.due),
+        last_review=from_unix(row.last_review),
+    )
 
 
-def retrievability(stability: float | None, last_review: float | None, at: datetime,
-                   scheduler: Scheduler = SCHEDULER) -> float | None:
+def retrievability(
+    stability: float | None, last_review: float | None, at: datetime, scheduler: Scheduler = SCHEDULER
+) -> float | None:
     """Recall probability now (FSRS's forgetting curve, over fractional days so that tokens
     practised the same day still differ); None for a token never tested."""
     if stability is None or last_review is None:
@@ -56,11 +71,11 @@ def retrievability(stability: float | None, last_review: float | None, at: datet
 
 def aware(moment: datetime | None) -> datetime | None:
     """SQLite hands back naive datetimes; every time stored here is UTC."""
-    return moment.replace(tzinfo=timezone.utc) if moment is not None and moment.tzinfo is None else moment
+    return moment.replace(tzinfo=UTC) if moment is not None and moment.tzinfo is None else moment
 
 
 def from_unix(seconds: float | None) -> datetime | None:
-    return None if seconds is None else datetime.fromtimestamp(seconds, timezone.utc)
+    return None if seconds is None else datetime.fromtimestamp(seconds, UTC)
 
 
 def to_unix(moment: datetime | None) -> float | None:

@@ -1,5 +1,6 @@
 """Reading learner memory: a few keyed rows per page, never the attempt history."""
-from datetime import datetime, timezone
+
+from datetime import UTC, datetime
 from typing import NamedTuple
 
 from sqlalchemy import select
@@ -38,19 +39,29 @@ class TokenMemory(NamedTuple):
 
 
 def _rows(db, learner: str, snippet_id: str, version: str) -> dict[int, TokenMemory]:
-    query = select(tokens.c.span, tokens.c.stability, tokens.c.last_review, tokens.c.heat, tokens.c.heat_at,
-                   tokens.c.seen, tokens.c.misses, tokens.c.wrong, tokens.c.difficulty).where(
-        tokens.c.learner == learner, tokens.c.snippet_id == snippet_id, tokens.c.version == version)
+    query = select(
+        tokens.c.span,
+        tokens.c.stability,
+        tokens.c.last_review,
+        tokens.c.heat,
+        tokens.c.heat_at,
+        tokens.c.seen,
+        tokens.c.misses,
+        tokens.c.wrong,
+        tokens.c.difficulty,
+    ).where(tokens.c.learner == learner, tokens.c.snippet_id == snippet_id, tokens.c.version == version)
     return {r.span: TokenMemory(*r) for r in db.execute(query)}
 
 
 def card_version(db, learner: str, snippet_id: str) -> str | None:
-    return db.execute(select(cards.c.version).where(cards.c.learner == learner, cards.c.snippet_id == snippet_id,
-                                                    cards.c.item == "")).scalar()
+    return db.execute(
+        select(cards.c.version).where(cards.c.learner == learner, cards.c.snippet_id == snippet_id, cards.c.item == "")
+    ).scalar()
 
 
 def first_seen(db, learner: str, snippet_id: str) -> float | None:
     """Unix time (the day's start, UTC) the learner first practised the snippet, or None."""
-    days = db.execute(select(cards.c.days).where(cards.c.learner == learner, cards.c.snippet_id == snippet_id,
-                                                 cards.c.item == "")).scalar()
-    return datetime.fromisoformat(days[0]).replace(tzinfo=timezone.utc).timestamp() if days else None
+    days = db.execute(
+        select(cards.c.days).where(cards.c.learner == learner, cards.c.snippet_id == snippet_id, cards.c.item == "")
+    ).scalar()
+    return datetime.fromisoformat(days[0]).replace(tzinfo=UTC).timestamp() if days else None

@@ -3,12 +3,14 @@
 State is kept per learner incrementally, in the transaction that writes each attempt batch: pages
 read a handful of rows and never rescan the attempt history.
 """
+
 from sqlalchemy import JSON, Column, DateTime, Float, Index, Integer, String, Table
 
 from ..db.tables import metadata
 
 learners = Table(
-    "learners", metadata,
+    "learners",
+    metadata,
     Column("id", String(64), primary_key=True),
     Column("name", String(40)),
     Column("class_code", String(32)),
@@ -18,7 +20,8 @@ learners = Table(
 
 # One FSRS card per (learner, snippet, item): item "" is the code, "q0", "q1", … its questions.
 cards = Table(
-    "memory_cards", metadata,
+    "memory_cards",
+    metadata,
     Column("learner", String(64), primary_key=True),
     Column("snippet_id", String(64), primary_key=True),
     Column("item", String(8), primary_key=True),
@@ -40,7 +43,8 @@ cards = Table(
 # seconds (UTC): pages read them for every token, and parsing SQLite's datetime text cost more
 # than everything else `/me` does (bench/RESULTS.md).
 tokens = Table(
-    "memory_tokens", metadata,
+    "memory_tokens",
+    metadata,
     Column("learner", String(64), primary_key=True),
     Column("snippet_id", String(64), primary_key=True),
     Column("version", String(12), primary_key=True),
@@ -63,7 +67,8 @@ tokens = Table(
 # fitted to their own token reviews in the background (NULL: FSRS's defaults). `reviews` counts
 # their token reviews, kept in the attempt's transaction, so the fitter knows when to run.
 models = Table(
-    "memory_models", metadata,
+    "memory_models",
+    metadata,
     Column("learner", String(64), primary_key=True),
     Column("retention", Float),
     Column("reviews", Integer, nullable=False, default=0),
@@ -75,7 +80,8 @@ models = Table(
 # Blanks a learner asked to see, per mask (reveals.py): a later submission of that mask counts
 # them revealed whatever the page sends; the submission that counts them takes them away.
 reveals = Table(
-    "reveals", metadata,
+    "reveals",
+    metadata,
     Column("learner", String(64), primary_key=True),
     Column("mask", String(32), primary_key=True),  # reveals.mask_key: snippet, version and blanks
     Column("blank", String(16), primary_key=True),

@@ -1,11 +1,12 @@
 """Keeping learner memory up to date, inside the transaction that writes each batch of attempts."""
+
 import math
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from sqlalchemy import and_, delete, insert, select, update
 
-from ..engine.tokens import candidate_spans
 from ..db.tables import attempts
+from ..engine.tokens import candidate_spans
 from .learner_model import count_reviews, learner_model
 from .record import RECALLED
 from .schedule import SELF_RATING, TOKEN_RATING, new_card, reviewed, snippet_rating, to_unix, token_card
@@ -32,24 +33,40 @@ def apply_attempts(db, batch: list) -> None:
 
 def rate_question(db, attempt_id: int, learner: str, question: int, rating: str) -> None:
     """A short answer's own rating reviews that question's card (its attempt is the learner's)."""
-    found = db.execute(select(attempts.c.snippet_id, attempts.c.version).where(
-        attempts.c.id == attempt_id, attempts.c.learner == learner)).first()
+    found = db.execute(
+        select(attempts.c.snippet_id, attempts.c.version).where(
+            attempts.c.id == attempt_id, attempts.c.learner == learner
+        )
+    ).first()
     if found is not None:
-        _self_rating(db, learner, found.snippet_id, found.version, question, rating, datetime.now(timezone.utc))
+        _self_rating(db, learner, found.snippet_id, found.version, question, rating, datetime.now(UTC))
 
 
-def _self_rating(db, learner: str, snippet_id: str, version: str, question: int, rating: str,
-                 at: datetime) -> None:
+def _self_rating(db, learner: str, snippet_id: str, version: str, question: int, rating: str, at: datetime) -> None:
     item = f"q{question}"
     card = _card(db, learner, snippet_id, item)
     fsrs_card = reviewed(card.fsrs if card else None, SELF_RATING[rating], at)
     values = {"fsrs": fsrs_card.to_dict(), "due": fsrs_card.due, "version": version, "last_at": at}
     if card is None:
-        db.execute(insert(cards).values(learner=learner, snippet_id=snippet_id, item=item, attempts=1, recalls=1,
-                                        seconds=0.0, days=[at.date().isoformat()], history=[], **values))
+        db.execute(
+            insert(cards).values(
+                learner=learner,
+                snippet_id=snippet_id,
+                item=item,
+                attempts=1,
+                recalls=1,
+                seconds=0.0,
+                days=[at.date().isoformat()],
+                history=[],
+                **values,
+            )
+        )
     else:
-        db.execute(update(cards).where(*_card_key(learner, snippet_id, item)).values(
-            attempts=card.attempts + 1, recalls=card.recalls + 1, **values))
+        db.execute(
+            update(cards)
+            .where(*_card_key(learner, snippet_id, item))
+            .values(attempts=card.attempts + 1, recalls=card.recalls + 1, **values)
+        )
 
 
 def _card_key(learner: str, snippet_id: str, item: str):
@@ -74,7 +91,9 @@ def _carry_over(db, record, old_version: str) -> None:
         return
     mapping = version_map(old_code, record.code)
     old = db.execute(select(tokens).where(_token_key(record.learner, record.snippet_id, old_version))).all()
-    rows = [{**row._mapping, "version": record.version, "span": mapping[row.span]} for row in old if row.span in mapping]
+    rows = [
+        {**row._mapping, "version": record.version, "span": mapping[row.span]} for row in old if row.span in mapping
+    ]
     if rows:
         db.execute(insert(tokens), rows)
 
@@ -111,13 +130,24 @@ def _token_row(record, span: int, entry: dict, row, texts: list[str], at: dateti
     given = entry.get("given", "").strip()
     if state in ("wrong", "accepted", "unproven") and given:
         wrong = ([given] + [w for w in wrong if w != given])[:WRONG_KEPT]
-    return {"learner": record.learner, "snippet_id": record.snippet_id, "version": record.version, "span": span,
-            "text": (texts[span] if span < len(texts) else entry.get("expected", ""))[:200],
-            "state": card.state.value, "step": card.step, "stability": card.stability,
-            "difficulty": card.difficulty, "due": to_unix(card.due), "last_review": to_unix(card.last_review),
-            "seen": (row.seen if row is not None else 0) + 1,
-            "misses": (row.misses if row is not None else 0) + missed,
-            "heat": heat + missed, "heat_at": now, "wrong": wrong or None}
+    return {
+        "learner": record.learner,
+        "snippet_id": record.snippet_id,
+        "version": record.version,
+        "span": span,
+        "text": (texts[span] if span < len(texts) else entry.get("expected", ""))[:200],
+        "state": card.state.value,
+        "step": card.step,
+        "stability": card.stability,
+        "difficulty": card.difficulty,
+        "due": to_unix(card.due),
+        "last_review": to_unix(card.last_review),
+        "seen": (row.seen if row is not None else 0) + 1,
+        "misses": (row.misses if row is not None else 0) + missed,
+        "heat": heat + missed,
+        "heat_at": now,
+        "wrong": wrong or None,
+    }
 
 
 def decayed(heat: float, since: float, at: float) -> float:
@@ -129,9 +159,11 @@ def _save_card(db, card, record, at: datetime, scheduler) -> None:
     states = [b["state"] for b in record.blanks]
     recall = not record.practice and bool(states)
     accuracy = sum(s in RECALLED for s in states) / len(states) if states else None
-    fsrs_card = reviewed(card.fsrs if card else None, snippet_rating(states, record.outcome, record.seconds), at,
-                         scheduler) \
-        if recall else (new_card(at) if card is None else None)
+    fsrs_card = (
+        reviewed(card.fsrs if card else None, snippet_rating(states, record.outcome, record.seconds), at, scheduler)
+        if recall
+        else (new_card(at) if card is None else None)
+    )
     day = at.date().isoformat()
     days = list(card.days) if card else []
     if not days or days[-1] != day:
@@ -139,9 +171,15 @@ def _save_card(db, card, record, at: datetime, scheduler) -> None:
     history = list(card.history) if card else []
     if recall:
         history = (history + [[round(at.timestamp()), round(accuracy, 4)]])[-HISTORY_KEPT:]
-    values = {"version": record.version, "attempts": (card.attempts if card else 0) + 1,
-              "recalls": (card.recalls if card else 0) + recall, "days": days, "history": history,
-              "seconds": (card.seconds if card else 0.0) + (record.seconds or 0.0), "last_at": at}
+    values = {
+        "version": record.version,
+        "attempts": (card.attempts if card else 0) + 1,
+        "recalls": (card.recalls if card else 0) + recall,
+        "days": days,
+        "history": history,
+        "seconds": (card.seconds if card else 0.0) + (record.seconds or 0.0),
+        "last_at": at,
+    }
     if recall:
         values.update(best=max(accuracy, card.best or 0.0) if card else accuracy, latest=accuracy)
     if fsrs_card is not None:

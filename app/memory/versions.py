@@ -4,6 +4,7 @@ A token keeps its memory when its text and its neighbourhood are unchanged: it l
 that difflib matched, and so do the tokens on either side of it (a lone matched token between
 edits is a different place in the code, so it starts fresh).
 """
+
 import io
 import tokenize
 from difflib import SequenceMatcher
@@ -58,8 +59,11 @@ def version_map(old_code: str, new_code: str) -> dict[int, int]:
 
 def stored_code(db, snippet_id: str, version: str) -> str | None:
     """The drill code of a version, from the archive of every version served."""
-    source = db.execute(select(snippet_versions.c.source).where(
-        snippet_versions.c.snippet_id == snippet_id, snippet_versions.c.version == version)).scalar()
+    source = db.execute(
+        select(snippet_versions.c.source).where(
+            snippet_versions.c.snippet_id == snippet_id, snippet_versions.c.version == version
+        )
+    ).scalar()
     return _code(snippet_id, source) if source else None
 
 

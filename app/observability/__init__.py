@@ -1,5 +1,6 @@
 """What operators see: structured logs, Prometheus metrics at /metrics, counts from the store
 and the sandbox. `install(app)` wires it into an app; `watch_sandbox` once the sandbox runs."""
+
 from fastapi import FastAPI
 from fastapi.responses import Response
 
@@ -20,6 +21,7 @@ def install(app: FastAPI) -> Metrics:
     def scrape() -> Response:
         body, content_type = metrics.exposition()
         return Response(body, media_type=content_type)
+
     app.add_api_route("/metrics", scrape, include_in_schema=False)
     app.add_middleware(RequestMetrics, metrics=metrics)
     return metrics

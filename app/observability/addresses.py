@@ -1,5 +1,6 @@
 """The addresses this process serves HTTP on, read from its own listening sockets: uvicorn binds
 them only after the app's start-up, and the app is never told its host and port."""
+
 import asyncio
 import os
 import socket

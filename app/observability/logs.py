@@ -3,6 +3,7 @@
 Every logger under `codecloze` goes through one handler. A record's `extra` fields become keys
 of its JSON object (plain text appends them as key=value), so a line can be filtered by field.
 """
+
 import logging
 import sys
 
@@ -27,8 +28,11 @@ class StderrHandler(logging.StreamHandler):
 
 class TextFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
-        fields = " ".join(f"{k}={v}" for k, v in record.__dict__.items()
-                          if k not in RESERVED_ATTRS and k != "taskName" and not k.startswith("_"))
+        fields = " ".join(
+            f"{k}={v}"
+            for k, v in record.__dict__.items()
+            if k not in RESERVED_ATTRS and k != "taskName" and not k.startswith("_")
+        )
         line = super().format(record)
         return f"{line} {fields}" if fields else line
 
@@ -36,9 +40,13 @@ class TextFormatter(logging.Formatter):
 def formatter(kind: str) -> logging.Formatter:
     if kind == "text":
         return TextFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
-    return JsonFormatter("{asctime}{levelname}{name}{message}", style="{", timestamp=False,
-                         rename_fields={"asctime": "time", "levelname": "level", "name": "logger"},
-                         reserved_attrs=[*RESERVED_ATTRS, "taskName"])
+    return JsonFormatter(
+        "{asctime}{levelname}{name}{message}",
+        style="{",
+        timestamp=False,
+        rename_fields={"asctime": "time", "levelname": "level", "name": "logger"},
+        reserved_attrs=[*RESERVED_ATTRS, "taskName"],
+    )
 
 
 def configure(level: str = "INFO", kind: str = "json") -> logging.Handler:

@@ -4,6 +4,7 @@ One registry per app (tests build many apps in one process). With PROMETHEUS_MUL
 (several uvicorn workers), prometheus-client keeps every value in files in that directory and a
 scrape of any worker sums all of them; without it, values live in this process only.
 """
+
 import logging
 import os
 from functools import wraps
@@ -35,6 +36,7 @@ def never_fails(method):
             if type(err).__name__ not in failed:
                 failed.add(type(err).__name__)
                 log.warning("metrics: %s failed: %r", method.__name__, err)
+
     return safe
 
 
@@ -44,26 +46,52 @@ class Metrics:
         # In multiprocess mode the values are in files: the metrics need no registry of their own.
         self.registry = CollectorRegistry()
         own = None if self.multiprocess else self.registry
-        self.requests = Counter("codecloze_http_requests", "HTTP requests by route template and status",
-                                ["method", "route", "status"], registry=own)
-        self.request_seconds = Histogram("codecloze_http_request_seconds", "Time to answer a request, by route",
-                                         ["route"], buckets=FAST, registry=own)
-        self.submission_seconds = Histogram("codecloze_submission_seconds",
-                                            "Time to grade a submission: scoring, sandbox and storing",
-                                            buckets=SLOW, registry=own)
-        self.sandbox_seconds = Histogram("codecloze_sandbox_seconds",
-                                         "Time a submission waited for and ran in the sandbox",
-                                         buckets=SLOW, registry=own)
-        self.verdicts = Counter("codecloze_verdicts", "Graded submissions by sandbox verdict (not_run: not executed)",
-                                ["status"], registry=own)
-        self.attempts = Counter("codecloze_attempts", "Attempts the database stored or refused",
-                                ["outcome"], registry=own)
-        self.restarts = Counter("codecloze_sandbox_restarts", "Fork servers started to replace a lost one",
-                                registry=own)
-        self.waiting = Gauge("codecloze_sandbox_queue_depth", "Sandbox jobs waiting for a worker",
-                             multiprocess_mode="livesum", registry=own)
-        self.running = Gauge("codecloze_sandbox_jobs_running", "Sandbox jobs running",
-                             multiprocess_mode="livesum", registry=own)
+        self.requests = Counter(
+            "codecloze_http_requests",
+            "HTTP requests by route template and status",
+            ["method", "route", "status"],
+            registry=own,
+        )
+        self.request_seconds = Histogram(
+            "codecloze_http_request_seconds",
+            "Time to answer a request, by route",
+            ["route"],
+            buckets=FAST,
+            registry=own,
+        )
+        self.submission_seconds = Histogram(
+            "codecloze_submission_seconds",
+            "Time to grade a submission: scoring, sandbox and storing",
+            buckets=SLOW,
+            registry=own,
+        )
+        self.sandbox_seconds = Histogram(
+            "codecloze_sandbox_seconds",
+            "Time a submission waited for and ran in the sandbox",
+            buckets=SLOW,
+            registry=own,
+        )
+        self.verdicts = Counter(
+            "codecloze_verdicts",
+            "Graded submissions by sandbox verdict (not_run: not executed)",
+            ["status"],
+            registry=own,
+        )
+        self.attempts = Counter(
+            "codecloze_attempts", "Attempts the database stored or refused", ["outcome"], registry=own
+        )
+        self.restarts = Counter(
+            "codecloze_sandbox_restarts", "Fork servers started to replace a lost one", registry=own
+        )
+        self.waiting = Gauge(
+            "codecloze_sandbox_queue_depth",
+            "Sandbox jobs waiting for a worker",
+            multiprocess_mode="livesum",
+            registry=own,
+        )
+        self.running = Gauge(
+            "codecloze_sandbox_jobs_running", "Sandbox jobs running", multiprocess_mode="livesum", registry=own
+        )
         for outcome in ("stored", "failed"):
             self.attempts.labels(outcome)  # present from the start, at 0
 
@@ -97,6 +125,7 @@ class Metrics:
         if not self.multiprocess:
             return generate_latest(self.registry), CONTENT_TYPE_LATEST
         from prometheus_client import multiprocess
+
         registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)
         return generate_latest(registry), CONTENT_TYPE_LATEST
@@ -105,4 +134,5 @@ class Metrics:
         """A stopping worker's live gauges leave the sums."""
         if self.multiprocess:
             from prometheus_client import multiprocess
+
             multiprocess.mark_process_dead(os.getpid())

@@ -3,6 +3,7 @@
 Labelling by route template (`/s/{snippet_id}/drill`) keeps the number of series bounded
 whatever paths clients make up: a path no route matches is `unmatched`.
 """
+
 from time import perf_counter
 
 UNMATCHED = "unmatched"
@@ -29,6 +30,7 @@ class RequestMetrics:
             if message["type"] == "http.response.start":
                 status = message["status"]
             await send(message)
+
         try:
             await self.app(scope, receive, sent)
         finally:

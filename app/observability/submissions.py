@@ -1,4 +1,5 @@
 """What a graded submission leaves behind: its log line and its metrics (never its answers)."""
+
 import logging
 from time import perf_counter
 
@@ -36,10 +37,20 @@ def _ms(seconds: float | None) -> float | None:
 
 def fields(drill, result, scoring: float | None, sandbox: float | None, total: float) -> dict:
     """The log line's fields: what was graded and how long it took; no answer text."""
-    return {"snippet": drill.snippet.id, "version": drill.snippet.version, "mode": drill.mode,
-            "unit": drill.unit, "rate": drill.rate, "blanks": result.total, "correct": result.correct,
-            "verdict": getattr(result.run, "status", "not_run"), "saved": result.saved,
-            "scoring_ms": _ms(scoring), "sandbox_ms": _ms(sandbox), "total_ms": _ms(total)}
+    return {
+        "snippet": drill.snippet.id,
+        "version": drill.snippet.version,
+        "mode": drill.mode,
+        "unit": drill.unit,
+        "rate": drill.rate,
+        "blanks": result.total,
+        "correct": result.correct,
+        "verdict": getattr(result.run, "status", "not_run"),
+        "saved": result.saved,
+        "scoring_ms": _ms(scoring),
+        "sandbox_ms": _ms(sandbox),
+        "total_ms": _ms(total),
+    }
 
 
 def graded(request, drill, result, clock: Stopwatch) -> None:

@@ -1,15 +1,17 @@
 """The teacher operations as JSON, for scripting a course from a repository (bearer token)."""
+
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, Response
 
+from app.teach.publishing import Outcome, changeable_or_403, report_json, submit, summary, uploaded_or_404
 from app.web import deps
 from app.web.errors import UserError
+from app.web.forms import content_type, limited_body
+
 from ..i18n import _
 from ..snippets.files import MAX_BYTES
-from app.web.forms import content_type, limited_body
-from .uploads import too_large_message
 from ..teach.strength_pages import stored
-from app.teach.publishing import Outcome, changeable_or_403, report_json, submit, summary, uploaded_or_404
+from .uploads import too_large_message
 
 router = APIRouter(prefix="/api", dependencies=[Depends(deps.api_teacher)], tags=["teachers"])
 
@@ -44,8 +46,11 @@ async def get_file(request: Request, snippet_id: str) -> Response:
     return Response(uploaded_or_404(request, snippet_id).source.encode("utf-8"), media_type="text/markdown")
 
 
-@router.put("/snippets/{snippet_id}", summary="Create or edit (validated; an edit makes a new version)",
-            openapi_extra={"requestBody": {"content": {"text/markdown": {"schema": {"type": "string"}}}}})
+@router.put(
+    "/snippets/{snippet_id}",
+    summary="Create or edit (validated; an edit makes a new version)",
+    openapi_extra={"requestBody": {"content": {"text/markdown": {"schema": {"type": "string"}}}}},
+)
 async def put_snippet(request: Request, snippet_id: str) -> JSONResponse:
     data = await _body(request)
     exists = deps.library(request).get(snippet_id) is not None
@@ -75,22 +80,31 @@ async def delete(request: Request, snippet_id: str) -> dict:
     return {"deleted": snippet_id}
 
 
-@router.post("/snippets/{snippet_id}/strength", status_code=202,
-             summary="Start the current version's check-strength analysis in the background")
+@router.post(
+    "/snippets/{snippet_id}/strength",
+    status_code=202,
+    summary="Start the current version's check-strength analysis in the background",
+)
 async def strength(request: Request, snippet_id: str) -> dict:
     snippet = uploaded_or_404(request, snippet_id)
     jobs = request.app.state.strength_jobs
     job_id = jobs.start(snippet, deps.sandbox_or_503(request), deps.store(request).engine)
-    return {"version": snippet.version, **stored(deps.store(request).engine, snippet.id, snippet.version,
-                                                 jobs.get(job_id))}
+    return {
+        "version": snippet.version,
+        **stored(deps.store(request).engine, snippet.id, snippet.version, jobs.get(job_id)),
+    }
 
 
-@router.get("/snippets/{snippet_id}/strength",
-            summary="Check strength of a version: progress, then every position (caught, weak, blind, untested)")
+@router.get(
+    "/snippets/{snippet_id}/strength",
+    summary="Check strength of a version: progress, then every position (caught, weak, blind, untested)",
+)
 async def strength_report(request: Request, snippet_id: str, v: str | None = None) -> dict:
     snippet = uploaded_or_404(request, snippet_id)
     version = v or snippet.version
     jobs = request.app.state.strength_jobs
     job_id = jobs.running(snippet.id, version)
-    return {"version": version, **stored(deps.store(request).engine, snippet.id, version,
-                                         jobs.get(job_id) if job_id else None)}
+    return {
+        "version": version,
+        **stored(deps.store(request).engine, snippet.id, version, jobs.get(job_id) if job_id else None),
+    }

@@ -1,13 +1,15 @@
 """Assignments: the class page's form, the JSON API, and each learner's status."""
+
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 
-from app.web import deps
 from app.teach.auth import teacher_label
-from ..classes import assignments, roster
+from app.web import deps
 from app.web.errors import UserError
-from ..i18n import _
 from app.web.forms import content_type, limited_body
+
+from ..classes import assignments, roster
+from ..i18n import _
 from ..teach import assignments as setting
 
 router = APIRouter()
@@ -27,9 +29,18 @@ def board(db, code: str, library) -> dict:
     found = assignments.progress(db, sets, ids)
     names = roster.names(db, ids)
     people = sorted(ids, key=lambda i: (names.get(i) or "~", roster.short_id(i)))
-    return {"assignments": [{**a.as_json(), "title": _title(library, a.snippet_id),
-                             "learners": [{"learner": roster.short_id(i), "name": names.get(i),
-                                           **found[i, a.id].as_json()} for i in people]} for a in sets]}
+    return {
+        "assignments": [
+            {
+                **a.as_json(),
+                "title": _title(library, a.snippet_id),
+                "learners": [
+                    {"learner": roster.short_id(i), "name": names.get(i), **found[i, a.id].as_json()} for i in people
+                ],
+            }
+            for a in sets
+        ]
+    }
 
 
 def _title(library, snippet_id: str) -> str:
@@ -69,9 +80,12 @@ async def list_json(request: Request, code: str) -> dict:
 def learner_work(db, learner: str, library) -> list[dict]:
     """The learner's assignments (their class's) with progress and where to practise them."""
     from ..memory import identity
+
     code = identity.profile(db, learner)["class_code"]
-    return [{**a.as_json(), "title": _title(library, a.snippet_id), "href": _href(a), **p.as_json()}
-            for a, p in assignments.for_learner(db, learner, code)]
+    return [
+        {**a.as_json(), "title": _title(library, a.snippet_id), "href": _href(a), **p.as_json()}
+        for a, p in assignments.for_learner(db, learner, code)
+    ]
 
 
 def _href(a) -> str:

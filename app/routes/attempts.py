@@ -1,14 +1,16 @@
 """A learner's own rating of a short answer, stored with the attempt."""
+
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
+from app.db.store import RATINGS
+from app.learn.drills import whole_number
 from app.web import deps
 from app.web.errors import UserError
-from ..i18n import _
-from app.db.store import RATINGS
 from app.web.forms import read_fields
 from app.web.templating import render
-from app.learn.drills import whole_number
+
+from ..i18n import _
 
 router = APIRouter()
 
@@ -25,5 +27,9 @@ async def rate(request: Request, attempt_id: int) -> Response:
     if not deps.store(request).rate_response(attempt_id, deps.learner_id(request), question, rating):
         raise UserError(404, _("找不到这次作答，或它不属于你。"))
     labels = {"again": _("重来"), "hard": _("困难"), "good": _("良好"), "easy": _("简单")}
-    return render(request, "_rated.html", {"label": labels[rating]},
-                  data={"attempt": attempt_id, "question": question, "rating": rating})
+    return render(
+        request,
+        "_rated.html",
+        {"label": labels[rating]},
+        data={"attempt": attempt_id, "question": question, "rating": rating},
+    )

@@ -1,20 +1,22 @@
 """A snippet's class page: figures, heatmap, answers, and accepting an answer as an alternative."""
-from datetime import datetime, timezone
+
+from datetime import UTC, datetime
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
 
-from app.web import deps
 from app.teach.auth import shown_teacher, teacher_label
+from app.web import deps
+from app.web.errors import UserError
+from app.web.templating import render
+
 from ..classes import alternatives, roster
 from ..classes.figures import versions_practised
 from ..classes.query import scope_of
 from ..classes.stats import page_parts, snippet_stats
 from ..engine.tokens import candidate_spans
-from app.web.errors import UserError
 from ..i18n import _
 from ..memory.summary import end_of_today
-from app.web.templating import render
 
 router = APIRouter()
 api = APIRouter(prefix="/api", dependencies=[Depends(deps.api_teacher)], tags=["teachers"])
@@ -25,12 +27,20 @@ async def stats_page(request: Request, snippet_id: str) -> Response:
     session = deps.teacher_session(request)
     with deps.store(request).engine.connect() as db:
         snippet, scope = scope_of(db, deps.library(request), snippet_id, request.query_params)
-        stats = snippet_stats(db, snippet, scope, end_of_today(datetime.now(timezone.utc)))
+        stats = snippet_stats(db, snippet, scope, end_of_today(datetime.now(UTC)))
         classes = roster.all_classes(db)
         versions = versions_practised(db, snippet_id)
-    context = {"csrf": session["csrf"], "snippet": snippet, "scope": scope, "stats": stats, "classes": classes,
-               "versions": versions, "query": str(request.query_params), "teacher_name": shown_teacher,
-               **page_parts(snippet, stats)}
+    context = {
+        "csrf": session["csrf"],
+        "snippet": snippet,
+        "scope": scope,
+        "stats": stats,
+        "classes": classes,
+        "versions": versions,
+        "query": str(request.query_params),
+        "teacher_name": shown_teacher,
+        **page_parts(snippet, stats),
+    }
     return render(request, "teach/class_stats.html", context, data=stats)
 
 
@@ -38,7 +48,7 @@ async def stats_page(request: Request, snippet_id: str) -> Response:
 async def stats_json(request: Request, snippet_id: str) -> dict:
     with deps.store(request).engine.connect() as db:
         snippet, scope = scope_of(db, deps.library(request), snippet_id, request.query_params)
-        return snippet_stats(db, snippet, scope, end_of_today(datetime.now(timezone.utc)))
+        return snippet_stats(db, snippet, scope, end_of_today(datetime.now(UTC)))
 
 
 @router.post("/teach/stats/{snippet_id}/alternatives")

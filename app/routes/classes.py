@@ -1,21 +1,23 @@
 """Classes: teachers create codes and see their learners; learners join with a code or a link."""
-from datetime import datetime, timezone
+
+from datetime import UTC, datetime
 
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response, StreamingResponse
 from sqlalchemy.exc import IntegrityError
 
-from app.web import deps
 from app.teach.auth import shown_teacher, teacher_label
+from app.web import deps
+from app.web.errors import UserError
+from app.web.templating import render
+
 from ..classes import roster
 from ..classes.export import class_csv
 from ..classes.figures import Scope
 from ..classes.query import days
-from app.web.errors import UserError
 from ..i18n import _
 from ..memory import identity
 from ..memory.summary import end_of_today
-from app.web.templating import render
 from . import assignments, class_stats
 
 router = APIRouter()
@@ -27,9 +29,13 @@ router.include_router(assignments.api)
 
 def _page(request: Request, template: str, context: dict, data, status: int = 200) -> Response:
     session = deps.auth(request).session(request) or {}
-    return render(request, f"teach/{template}", {"csrf": session.get("csrf", ""), "teacher_name": shown_teacher,
-                                                 **context}, data=data,
-                  status=status)
+    return render(
+        request,
+        f"teach/{template}",
+        {"csrf": session.get("csrf", ""), "teacher_name": shown_teacher, **context},
+        data=data,
+        status=status,
+    )
 
 
 @router.get("/teach/classes")
@@ -70,17 +76,32 @@ async def class_page(request: Request, code: str) -> Response:
         if found is None:
             raise UserError(404, _("没有班级代码 “%(code)s”。", code=code[:32]))
         code = found["code"]
-        learners = roster.roster(db, Scope("", "", code, start, end), end_of_today(datetime.now(timezone.utc)))
+        learners = roster.roster(db, Scope("", "", code, start, end), end_of_today(datetime.now(UTC)))
         snippets = roster.snippets_practised(db, code)
         work = assignments.board(db, code, deps.library(request))
     library = deps.library(request)
     titles = {s: (library.get(s).title if library.get(s) else s) for s in snippets}
     join = str(request.base_url).rstrip("/") + f"/join/{code}"
     choices = [s for s in library.all(include_hidden=True)]
-    context = {"cls": found, "learners": learners, "snippets": titles, "join": join, "start": start, "end": end,
-               "work": work["assignments"], "choices": choices, "today": datetime.now(timezone.utc).date().isoformat()}
-    data = {"code": code, "name": found["name"], "join": join, "learners": learners, "snippets": snippets,
-            "assignments": work["assignments"]}
+    context = {
+        "cls": found,
+        "learners": learners,
+        "snippets": titles,
+        "join": join,
+        "start": start,
+        "end": end,
+        "work": work["assignments"],
+        "choices": choices,
+        "today": datetime.now(UTC).date().isoformat(),
+    }
+    data = {
+        "code": code,
+        "name": found["name"],
+        "join": join,
+        "learners": learners,
+        "snippets": snippets,
+        "assignments": work["assignments"],
+    }
     return _page(request, "class.html", context, data=data)
 
 
@@ -93,9 +114,11 @@ async def class_export(request: Request, code: str) -> Response:
         if code is None:
             raise UserError(404, _("没有班级代码 “%(code)s”。", code=request.path_params["code"][:32]))
     snippet_id = request.query_params.get("snippet") or None
-    return StreamingResponse(class_csv(deps.store(request).engine, code, start, end, snippet_id),
-                             media_type="text/csv; charset=utf-8",
-                             headers={"Content-Disposition": f'attachment; filename="class-{code}.csv"'})
+    return StreamingResponse(
+        class_csv(deps.store(request).engine, code, start, end, snippet_id),
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="class-{code}.csv"'},
+    )
 
 
 @router.get("/join/{code}")
@@ -107,7 +130,7 @@ async def join_page(request: Request, code: str) -> Response:
 
 @router.post("/join/{code}")
 async def join(request: Request, code: str) -> Response:
-    _class_or_404(request, code)
+    found = _class_or_404(request, code)
     learner = deps.learner_id(request)
     with deps.store(request).engine.begin() as db:
         identity.save_profile(db, learner, class_code=found["code"])

@@ -1,18 +1,29 @@
 """A course at once through the JSON API: `POST /api/import` with a zip or tar of `.md` files."""
+
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 
 from app.web import deps
 from app.web.errors import UserError
+from app.web.forms import content_type, limited_body
+
 from ..i18n import _
 from ..snippets.course import ArchiveRefused, read_archive
-from app.web.forms import content_type, limited_body
 from ..teach.course_import import import_course
 
 router = APIRouter(prefix="/api", dependencies=[Depends(deps.api_teacher)], tags=["teachers"])
 MAX_ARCHIVE_BYTES = 8 << 20
-ARCHIVE_TYPES = ("", "application/zip", "application/x-zip-compressed", "application/x-tar", "application/gzip",
-                 "application/x-gzip", "application/x-bzip2", "application/x-xz", "application/octet-stream")
+ARCHIVE_TYPES = (
+    "",
+    "application/zip",
+    "application/x-zip-compressed",
+    "application/x-tar",
+    "application/gzip",
+    "application/x-gzip",
+    "application/x-bzip2",
+    "application/x-xz",
+    "application/octet-stream",
+)
 
 
 def _publish(request: Request) -> bool:
@@ -22,18 +33,27 @@ def _publish(request: Request) -> bool:
     return value in ("true", "1")
 
 
-@router.post("/import", summary="Import a course: a zip or tar of .md files, all saved or none",
-             openapi_extra={"requestBody": {"content": {"application/zip": {"schema": {"type": "string",
-                                                                                        "format": "binary"}}}}})
+@router.post(
+    "/import",
+    summary="Import a course: a zip or tar of .md files, all saved or none",
+    openapi_extra={"requestBody": {"content": {"application/zip": {"schema": {"type": "string", "format": "binary"}}}}},
+)
 async def import_archive(request: Request) -> JSONResponse:
     publish = _publish(request)
     if content_type(request) not in ARCHIVE_TYPES:
         raise UserError(415, _("请以 zip 或 tar 压缩包上传课程。"))
-    data = await limited_body(request, MAX_ARCHIVE_BYTES, _("压缩包太大（上限 %(mb)s MB）。", mb=MAX_ARCHIVE_BYTES >> 20))
+    data = await limited_body(
+        request, MAX_ARCHIVE_BYTES, _("压缩包太大（上限 %(mb)s MB）。", mb=MAX_ARCHIVE_BYTES >> 20)
+    )
     try:
         files = read_archive(data)
     except ArchiveRefused as err:
         return JSONResponse({"saved": False, "error": list(err.args[0])}, status_code=422)
-    report = await import_course(files, deps.catalog(request), sandbox=request.app.state.sandbox,
-                                 packages=deps.settings(request).package_names, publish=publish)
+    report = await import_course(
+        files,
+        deps.catalog(request),
+        sandbox=request.app.state.sandbox,
+        packages=deps.settings(request).package_names,
+        publish=publish,
+    )
     return JSONResponse(report.as_json(), status_code=201 if report.saved else 422)

@@ -1,5 +1,6 @@
 """/docs: the JSON API's reference (Swagger UI), its script and styles served from static/ like
 every other asset, so it works offline too."""
+
 from fastapi import APIRouter, Request
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse
@@ -19,14 +20,19 @@ BADGE_CSS = (
     " .swagger-ui .opblock.opblock-get .opblock-summary-method { background: #1a5fa8; }"
     " .swagger-ui .opblock.opblock-post .opblock-summary-method { background: #17734f; }"
     " .swagger-ui .opblock.opblock-delete .opblock-summary-method { background: #b3261e; }"
-    " .swagger-ui .opblock.opblock-put .opblock-summary-method { background: #8a4b00; }</style>")
+    " .swagger-ui .opblock.opblock-put .opblock-summary-method { background: #8a4b00; }</style>"
+)
 
 
 @router.get("/docs", include_in_schema=False)
 async def api_docs(request: Request) -> HTMLResponse:
-    page = get_swagger_ui_html(openapi_url=request.app.openapi_url, title="codecloze API",
-                               swagger_js_url=f"/static/{SWAGGER_JS.path}",
-                               swagger_css_url=f"/static/{SWAGGER_CSS.path}", swagger_favicon_url="/favicon.ico",
-                               swagger_ui_parameters=PARAMETERS)
+    page = get_swagger_ui_html(
+        openapi_url=request.app.openapi_url,
+        title="codecloze API",
+        swagger_js_url=f"/static/{SWAGGER_JS.path}",
+        swagger_css_url=f"/static/{SWAGGER_CSS.path}",
+        swagger_favicon_url="/favicon.ico",
+        swagger_ui_parameters=PARAMETERS,
+    )
     html = page.body.decode().replace("<html>", '<html lang="en">', 1).replace("</head>", BADGE_CSS + "</head>", 1)
     return HTMLResponse(html)

@@ -1,4 +1,5 @@
 """Every error answered as a readable page, an htmx message or JSON: never a stack trace."""
+
 import logging
 
 from fastapi import FastAPI, Request
@@ -8,8 +9,9 @@ from sqlalchemy.exc import DBAPIError
 from starlette.exceptions import HTTPException
 
 from app.web.errors import UserError
-from ..i18n import _
 from app.web.templating import is_htmx, wants_json
+
+from ..i18n import _
 
 log = logging.getLogger("codecloze")
 
@@ -26,8 +28,13 @@ def error_response(request: Request, status: int, message: str, details: list[st
         headers.update({"HX-Retarget": "#flash", "HX-Reswap": "innerHTML"})
     templates = request.app.state.templates
     return templates.TemplateResponse(
-        request, "error.html", {"status": status, "message": message, "details": details},
-        status_code=status, headers=headers, block_name="message" if is_htmx(request) else None)
+        request,
+        "error.html",
+        {"status": status, "message": message, "details": details},
+        status_code=status,
+        headers=headers,
+        block_name="message" if is_htmx(request) else None,
+    )
 
 
 def install(app: FastAPI) -> None:
@@ -48,8 +55,12 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(DBAPIError)
     async def database_error(request: Request, exc: DBAPIError) -> Response:
         # Writes are one transaction each: a refused one changed nothing, so the user may retry.
-        log.warning("database unavailable on %s %s: %s", request.method, request.url.path,
-                    str(exc.orig).splitlines()[0][:200] if exc.orig else exc)
+        log.warning(
+            "database unavailable on %s %s: %s",
+            request.method,
+            request.url.path,
+            str(exc.orig).splitlines()[0][:200] if exc.orig else exc,
+        )
         request.app.state.store.writer.healthy = False
         return error_response(request, 503, _("数据库暂时无法使用，这次操作没有做任何更改。请稍后重试。"))
 

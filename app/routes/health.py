@@ -1,10 +1,12 @@
 """Liveness and what protects learner code on this host."""
+
 import asyncio
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from app.web import deps
+
 from ..sandbox.packages import listing
 
 router = APIRouter()
@@ -19,18 +21,25 @@ async def health(request: Request) -> JSONResponse:
     database = store.healthy or store.recheck()
     server = await fork_server(sandbox)
     working = database and server["state"] in ("running", "off")
-    return JSONResponse({
-        "status": "ok" if working else "degraded",
-        "database": "ok" if database else "cannot write: submissions are scored but not saved",
-        "snippets": len(deps.library(request).all()),
-        "execution": "on" if sandbox is not None else "off",
-        "fork_server": server,
-        "protections": sandbox.protections() if sandbox is not None else {},
-        "accounting": sandbox.accounting() if sandbox is not None else {},
-        "sandbox_packages": listing(settings.package_names),
-        "limits": {"cpu_seconds": settings.cpu_seconds, "wall_seconds": settings.wall_seconds,
-                   "memory_mb": settings.memory_mb, "workers": settings.workers, "queue": settings.queue},
-    })
+    return JSONResponse(
+        {
+            "status": "ok" if working else "degraded",
+            "database": "ok" if database else "cannot write: submissions are scored but not saved",
+            "snippets": len(deps.library(request).all()),
+            "execution": "on" if sandbox is not None else "off",
+            "fork_server": server,
+            "protections": sandbox.protections() if sandbox is not None else {},
+            "accounting": sandbox.accounting() if sandbox is not None else {},
+            "sandbox_packages": listing(settings.package_names),
+            "limits": {
+                "cpu_seconds": settings.cpu_seconds,
+                "wall_seconds": settings.wall_seconds,
+                "memory_mb": settings.memory_mb,
+                "workers": settings.workers,
+                "queue": settings.queue,
+            },
+        }
+    )
 
 
 async def fork_server(sandbox) -> dict:
@@ -42,8 +51,11 @@ async def fork_server(sandbox) -> dict:
     if server["state"] == "running":
         try:
             info = await asyncio.wait_for(sandbox.status(), STATUS_SECONDS)
-            server |= {"ready": len(info.get("ready_pids", ())), "processes": info["memory"]["processes"],
-                       "pss_bytes": info["memory"]["pss_bytes"]}
+            server |= {
+                "ready": len(info.get("ready_pids", ())),
+                "processes": info["memory"]["processes"],
+                "pss_bytes": info["memory"]["pss_bytes"],
+            }
         except Exception:  # noqa: BLE001 - a slow or lost server is reported, not raised
             server["state"] = "not answering"
     return server

@@ -1,10 +1,12 @@
 """The home page: the course intro and every snippet, by level."""
+
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from app.web import deps
-from ..memory.summary import due_today
 from app.web.templating import render
+
+from ..memory.summary import due_today
 from .assignments import learner_work
 from .views import markdown_html
 
@@ -18,17 +20,33 @@ async def home(request: Request) -> Response:
     sections, rest = course_sections(library.home_sections, snippets)
     where = {s.id: title for title, members in sections for s in members}
     ordered = [s for _title, members in sections for s in members] + rest
-    data = [{"id": s.id, "title": s.title, "summary": s.summary, "level": s.level, "tags": list(s.tags),
-             "group": s.group, "exercise": s.is_exercise, "version": s.version, "section": where.get(s.id)}
-            for s in ordered]
+    data = [
+        {
+            "id": s.id,
+            "title": s.title,
+            "summary": s.summary,
+            "level": s.level,
+            "tags": list(s.tags),
+            "group": s.group,
+            "exercise": s.is_exercise,
+            "version": s.version,
+            "section": where.get(s.id),
+        }
+        for s in ordered
+    ]
     learner = deps.learner_id(request)
     # a visitor without a (valid) learner cookie has nothing due: no query
     known = not getattr(request.state, "new_learner", None)
     due = due_today(deps.store(request), learner, library) if known else []
     work = _work(request, learner, library) if known else []
-    context = {"snippets": rest, "sections": sections, "intro": markdown_html(library.home_text),
-               "course_title": library.home_title, "due": due,
-               "assignments": work}
+    context = {
+        "snippets": rest,
+        "sections": sections,
+        "intro": markdown_html(library.home_text),
+        "course_title": library.home_title,
+        "due": due,
+        "assignments": work,
+    }
     return render(request, "home.html", context, data=data)  # JSON: the list, as before (`/me` has the due list)
 
 

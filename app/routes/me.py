@@ -1,21 +1,22 @@
 """The learner's own pages: progress, export, forgetting, profile and the device link."""
+
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
 from app.web import deps
-from ..classes import roster
 from app.web.errors import UserError
+from app.web.forms import read_fields
+from app.web.templating import render, wants_json
+
+from ..classes import roster
 from ..i18n import _
 from ..memory import forget, identity
 from ..memory.export import attempts_csv
 from ..memory.learner_model import RETENTIONS, learner_model, set_retention
 from ..memory.summary import due_list, end_of_today, snippet_progress
-from app.web.forms import read_fields
-from app.web.templating import render, wants_json
-
 from .assignments import learner_work
 
 router = APIRouter()
@@ -30,20 +31,37 @@ async def me(request: Request) -> Response:
 def _me_page(request: Request, status: int = 200, profile: dict | None = None) -> Response:
     """The /me page; `profile` carries a refused profile form (what was typed, the error) back into it."""
     learner, store = deps.learner_id(request), deps.store(request)
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     with store.engine.connect() as db:
         who = identity.profile(db, learner)
         due = due_list(db, learner, deps.library(request), end_of_today(now), now)
         snippets = snippet_progress(db, learner, deps.library(request), now)
         work = learner_work(db, learner, deps.library(request))
         model = learner_model(db, learner)
-    link = str(request.base_url).rstrip("/") + "/me/continue/" + \
-        request.app.state.identity.link_token(learner, who["link_gen"])
-    context = {"who": who, "due": due, "progress": snippets, "link": link, "assignments": work,
-               "retention": model.retention, "retentions": RETENTIONS, "fitted": model.fitted, "profile": profile}
-    data = {"learner": {"name": who["name"], "class_code": who["class_code"]}, "due": due, "link": link,
-            "assignments": work, "memory": {"retention": model.retention, "fitted": model.fitted},
-            "snippets": [{k: v for k, v in s.items() if k not in ("chart", "heatmap")} for s in snippets]}
+    link = (
+        str(request.base_url).rstrip("/")
+        + "/me/continue/"
+        + request.app.state.identity.link_token(learner, who["link_gen"])
+    )
+    context = {
+        "who": who,
+        "due": due,
+        "progress": snippets,
+        "link": link,
+        "assignments": work,
+        "retention": model.retention,
+        "retentions": RETENTIONS,
+        "fitted": model.fitted,
+        "profile": profile,
+    }
+    data = {
+        "learner": {"name": who["name"], "class_code": who["class_code"]},
+        "due": due,
+        "link": link,
+        "assignments": work,
+        "memory": {"retention": model.retention, "fitted": model.fitted},
+        "snippets": [{k: v for k, v in s.items() if k not in ("chart", "heatmap")} for s in snippets],
+    }
     return render(request, "me.html", context, data=data, status=status)
 
 
@@ -52,8 +70,11 @@ async def export(request: Request) -> Response:
     store = deps.store(request)
     with store.engine.connect() as db:
         text = attempts_csv(db, deps.learner_id(request))
-    return Response(text, media_type="text/csv; charset=utf-8",
-                    headers={"Content-Disposition": 'attachment; filename="codecloze-attempts.csv"'})
+    return Response(
+        text,
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": 'attachment; filename="codecloze-attempts.csv"'},
+    )
 
 
 @router.post("/me/delete")
@@ -102,8 +123,14 @@ async def save_retention(request: Request) -> Response:
     raw = (await read_fields(request, 4096)).get("retention", "").strip()
     retention = next((r for r in RETENTIONS if raw in (str(r), f"{r:.2f}")), None)
     if retention is None:
-        raise UserError(422, _("目标记忆率只能是 %(choices)s 之一，收到的是 “%(raw)s”。",
-                               choices=_("、").join(f"{r:.2f}" for r in RETENTIONS), raw=raw[:40]))
+        raise UserError(
+            422,
+            _(
+                "目标记忆率只能是 %(choices)s 之一，收到的是 “%(raw)s”。",
+                choices=_("、").join(f"{r:.2f}" for r in RETENTIONS),
+                raw=raw[:40],
+            ),
+        )
     learner = deps.learner_id(request)
     with deps.store(request).engine.begin() as db:
         set_retention(db, learner, retention)

@@ -1,16 +1,18 @@
 """What a scored submission shows on the snippet page: score, verdict, token diffs."""
+
 import html
 from functools import lru_cache
 
 from markupsafe import Markup
 
+from app.learn.drills import Drill
+from app.learn.feedback import Result
+from app.learn.verdicts import learner_message
+from app.web.templating import Deferred
+
 from ..engine.cjk import lang_attribute
 from ..engine.diff import Change, token_diff
-from app.learn.feedback import Result
 from ..i18n import _
-from app.web.templating import Deferred
-from app.learn.drills import Drill
-from app.learn.verdicts import learner_message
 
 
 def result_context(drill: Drill, result: Result | None) -> dict:
@@ -30,7 +32,8 @@ def result_context(drill: Drill, result: Result | None) -> dict:
         "diffs": Deferred(lambda: diffs_html(drill, result)) if result else "",
         "run_ms": f"{run.seconds * 1000:.0f}" if run else "",
         "run_where": _("%(part)s 第 %(line)s 行：", part=_part_name(run.part), line=run.line)
-                     if run and run.line and run.part else "",
+        if run and run.line and run.part
+        else "",
         "run_message": _content(learner_message(run, drill.snippet.check)) if run else "",
         "run_stdout": _content(run.stdout) if run else "",
     }
@@ -47,9 +50,11 @@ def _wrong_pieces(drill: Drill, result: Result) -> list:
 
 def diffs_html(drill: Drill, result: Result) -> Markup:
     """Each wrong span or line as a token diff: typed-but-not-expected struck out, missing marked."""
-    rows = "".join(f'<li><span class="diff-label">{html.escape(label)}</span> '
-                   f'<code class="diff">{_diff(v.given, v.expected)}</code></li>'
-                   for label, v in _wrong_pieces(drill, result))
+    rows = "".join(
+        f'<li><span class="diff-label">{html.escape(label)}</span> '
+        f'<code class="diff">{_diff(v.given, v.expected)}</code></li>'
+        for label, v in _wrong_pieces(drill, result)
+    )
     return Markup(f'<ul class="diffs">{rows}</ul>')
 
 

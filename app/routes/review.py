@@ -1,22 +1,24 @@
 """Review masks: the blanks this learner's memory says are weakest now (replaces 练薄弱处)."""
+
 from dataclasses import replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
+from app.learn.drills import chosen_drill, parse_rate, parse_seed, parse_unit
 from app.web import deps
+from app.web.errors import UserError
+from app.web.forms import read_fields
+
 from ..engine.mask import new_seed
 from ..engine.tokens import eligible_spans
-from app.web.errors import UserError
 from ..i18n import _
 from ..memory.forecast import forecast
 from ..memory.learner_model import learner_model
 from ..memory.pieces import piece_review, pieces_of, valid_pieces
 from ..memory.review import Review, decode, decode_pieces, encode, review_mask
 from ..memory.state import card_version, first_seen, token_memory
-from app.web.forms import read_fields
-from app.learn.drills import chosen_drill, parse_rate, parse_seed, parse_unit
 from .trainer import _grade, _show, _submitted_version
 
 router = APIRouter()
@@ -24,8 +26,10 @@ router = APIRouter()
 
 def review_url(snippet_id: str, version: str, rate: int, seed: int, review: Review) -> str:
     unit = "" if review.unit == "token" else f"&unit={review.unit}"
-    return (f"/s/{snippet_id}/review?rate={rate}{unit}&seed={seed}&v={version}&at={review.at}"
-            f"&low={encode(review.low)}&new={encode(review.fresh)}")
+    return (
+        f"/s/{snippet_id}/review?rate={rate}{unit}&seed={seed}&v={version}&at={review.at}"
+        f"&low={encode(review.low)}&new={encode(review.fresh)}"
+    )
 
 
 @router.get("/s/{snippet_id}/review")
@@ -48,36 +52,59 @@ async def review_page(request: Request, snippet_id: str) -> Response:
 async def submit_review(request: Request, snippet_id: str) -> Response:
     fields = await read_fields(request, deps.settings(request).max_form_bytes)
     snippet = _submitted_version(request, snippet_id, fields)
-    return await _grade(request, _drill(snippet, parse_rate(fields.get("rate")), parse_seed(fields.get("seed", "")),
-                                        fields), fields)
+    return await _grade(
+        request, _drill(snippet, parse_rate(fields.get("rate")), parse_seed(fields.get("seed", "")), fields), fields
+    )
 
 
 def _fresh_review(request: Request, snippet, rate: int, unit: str) -> str:
     """The address of the mask chosen from this learner's memory as it stands now."""
     learner, store, seed = deps.learner_id(request), deps.store(request), new_seed()
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     with store.engine.connect() as db:
-        memory = token_memory(db, learner, snippet.id, snippet.version, snippet.code,
-                              card_version(db, learner, snippet.id))
+        memory = token_memory(
+            db, learner, snippet.id, snippet.version, snippet.code, card_version(db, learner, snippet.id)
+        )
         model = learner_model(db, learner)
         seen = first_seen(db, learner, snippet.id)
     if unit == "token":
-        review = review_mask(snippet.version, _eligible(snippet), rate, seed, memory, now,
-                             scheduler=model.scheduler, retention=model.retention, first_seen=seen)
+        review = review_mask(
+            snippet.version,
+            _eligible(snippet),
+            rate,
+            seed,
+            memory,
+            now,
+            scheduler=model.scheduler,
+            retention=model.retention,
+            first_seen=seen,
+        )
     else:
-        review = piece_review(snippet.version, snippet.code, unit, rate, seed, memory, now,
-                              scheduler=model.scheduler, retention=model.retention, first_seen=seen)
+        review = piece_review(
+            snippet.version,
+            snippet.code,
+            unit,
+            rate,
+            seed,
+            memory,
+            now,
+            scheduler=model.scheduler,
+            retention=model.retention,
+            first_seen=seen,
+        )
     return review_url(snippet.id, snippet.version, rate, seed, review)
 
 
 def _forecast(request: Request, snippet):
     """This learner's predicted recall of the snippet now and in a week (shown beside the mask)."""
-    learner, now = deps.learner_id(request), datetime.now(timezone.utc)
+    learner, now = deps.learner_id(request), datetime.now(UTC)
     with deps.store(request).engine.connect() as db:
-        memory = token_memory(db, learner, snippet.id, snippet.version, snippet.code,
-                              card_version(db, learner, snippet.id))
-        return forecast(snippet.code, memory, now, learner_model(db, learner).scheduler,
-                        first_seen(db, learner, snippet.id))
+        memory = token_memory(
+            db, learner, snippet.id, snippet.version, snippet.code, card_version(db, learner, snippet.id)
+        )
+        return forecast(
+            snippet.code, memory, now, learner_model(db, learner).scheduler, first_seen(db, learner, snippet.id)
+        )
 
 
 def _eligible(snippet) -> tuple[int, ...]:
@@ -93,8 +120,14 @@ def _drill(snippet, rate: int, seed: int, fields: dict[str, str]):
     else:
         valid = valid_pieces(snippet.code, unit)
         low, fresh = decode_pieces(fields.get("low"), valid), decode_pieces(fields.get("new"), valid)
-    if low is None or fresh is None or not low + fresh or not (at.isdigit() and len(at) <= 12) \
-            or (unit != "token" and decode_pieces(encode(low + fresh), valid) is None) or set(low) & set(fresh):
+    if (
+        low is None
+        or fresh is None
+        or not low + fresh
+        or not (at.isdigit() and len(at) <= 12)
+        or (unit != "token" and decode_pieces(encode(low + fresh), valid) is None)
+        or set(low) & set(fresh)
+    ):
         raise UserError(422, _("复习链接不完整或已损坏，请从“复习”按钮重新开始。"))
     pieces = pieces_of(snippet.code, unit) if unit != "token" else None
     return chosen_drill(snippet, rate, seed, Review(int(at), low, fresh, unit), pieces)

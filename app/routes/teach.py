@@ -1,16 +1,17 @@
 """The teacher area: sign in, upload, validate, preview, publish, edit and remove snippets."""
+
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
-from app.web import deps
 from app.teach.auth import SESSION_COOKIE
-from app.web.errors import UserError
-from ..i18n import _
 from app.teach.publishing import changeable_or_403, report_json, status_of, submit, summary, uploaded_or_404
-from ..teach.strength_pages import LEVELS, heatmap, state_names, stored
+from app.web import deps
+from app.web.errors import UserError
 from app.web.forms import read_fields
 from app.web.templating import render, wants_json
 
+from ..i18n import _
+from ..teach.strength_pages import LEVELS, heatmap, state_names, stored
 from ..web import client_address
 from .uploads import read_upload
 
@@ -19,9 +20,14 @@ router = APIRouter(prefix="/teach")
 
 def _page(request: Request, template: str, status: int = 200, **context) -> Response:
     session = deps.auth(request).session(request) or {}
-    return render(request, f"teach/{template}", {"csrf": session.get("csrf", ""), **context}, status=status,
-                  block="main" if template == "strength.html" else None,
-                  data=lambda: _page_json(request, context))
+    return render(
+        request,
+        f"teach/{template}",
+        {"csrf": session.get("csrf", ""), **context},
+        status=status,
+        block="main" if template == "strength.html" else None,
+        data=lambda: _page_json(request, context),
+    )
 
 
 def _page_json(request: Request, context: dict) -> dict:
@@ -94,8 +100,15 @@ async def create(request: Request) -> Response:
     upload = await read_upload(request)
     outcome = await submit(request, upload.data, upload.snippet_id, editing=False)
     if outcome.saved is None:
-        return _page(request, "edit.html", status=422, snippet_id=upload.snippet_id, text=upload.text,
-                     editing=False, report=outcome.report)
+        return _page(
+            request,
+            "edit.html",
+            status=422,
+            snippet_id=upload.snippet_id,
+            text=upload.text,
+            editing=False,
+            report=outcome.report,
+        )
     return _saved(request, outcome)
 
 
@@ -105,8 +118,14 @@ async def detail(request: Request, snippet_id: str) -> Response:
     snippet = uploaded_or_404(request, snippet_id)
     just_saved = request.query_params.get("saved") == snippet.version  # sent here by a save (`_saved`)
     ms = request.query_params.get("ms", "")
-    return _page(request, "snippet.html", snippet=snippet, status_name=status_of(request, snippet),
-                 just_saved=just_saved, saved_ms=int(ms) if just_saved and ms.isdigit() and len(ms) < 7 else None)
+    return _page(
+        request,
+        "snippet.html",
+        snippet=snippet,
+        status_name=status_of(request, snippet),
+        just_saved=just_saved,
+        saved_ms=int(ms) if just_saved and ms.isdigit() and len(ms) < 7 else None,
+    )
 
 
 @router.get("/snippets/{snippet_id}/edit")
@@ -122,8 +141,15 @@ async def edit(request: Request, snippet_id: str) -> Response:
     upload = await read_upload(request, snippet_id)
     outcome = await submit(request, upload.data, snippet_id, editing=True)
     if outcome.saved is None:
-        return _page(request, "edit.html", status=422, snippet_id=snippet_id, text=upload.text, editing=True,
-                     report=outcome.report)
+        return _page(
+            request,
+            "edit.html",
+            status=422,
+            snippet_id=snippet_id,
+            text=upload.text,
+            editing=True,
+            report=outcome.report,
+        )
     return _saved(request, outcome)
 
 
@@ -132,8 +158,14 @@ def _saved(request: Request, outcome) -> Response:
     resubmits nothing); it says what was saved and how long the reference run took."""
     snippet = outcome.saved
     if wants_json(request):
-        return _page(request, "snippet.html", snippet=snippet, status_name=status_of(request, snippet),
-                     report=outcome.report, just_saved=True)
+        return _page(
+            request,
+            "snippet.html",
+            snippet=snippet,
+            status_name=status_of(request, snippet),
+            report=outcome.report,
+            just_saved=True,
+        )
     verdict = outcome.report.verdict
     ms = f"&ms={verdict.seconds * 1000:.0f}" if verdict is not None else ""
     return RedirectResponse(f"/teach/snippets/{snippet.id}?saved={snippet.version}{ms}", status_code=303)
@@ -152,8 +184,9 @@ async def change_state(request: Request, snippet_id: str, action: str) -> Respon
         deps.catalog(request).delete(snippet_id)
         return RedirectResponse("/teach", status_code=303)
     if action == "strength":
-        job_id = request.app.state.strength_jobs.start(snippet, deps.sandbox_or_503(request),
-                                                       deps.store(request).engine)
+        job_id = request.app.state.strength_jobs.start(
+            snippet, deps.sandbox_or_503(request), deps.store(request).engine
+        )
         return _strength(request, job_id)
     raise UserError(404, _("页面不存在。"))
 
@@ -168,8 +201,11 @@ async def confirm_delete(request: Request, snippet_id: str) -> Response:
 async def download(request: Request, snippet_id: str) -> Response:
     deps.teacher_session(request)
     snippet = uploaded_or_404(request, snippet_id)
-    return Response(snippet.source.encode("utf-8"), media_type="text/markdown; charset=utf-8",
-                    headers={"Content-Disposition": f'attachment; filename="{snippet_id}.md"'})
+    return Response(
+        snippet.source.encode("utf-8"),
+        media_type="text/markdown; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{snippet_id}.md"'},
+    )
 
 
 @router.get("/strength/{job_id}")
@@ -184,8 +220,9 @@ async def stored_strength(request: Request, snippet_id: str) -> Response:
     deps.teacher_session(request)
     snippet = uploaded_or_404(request, snippet_id)
     job = request.app.state.strength_jobs.running(snippet.id, snippet.version)
-    return _strength_page(request, snippet, job and request.app.state.strength_jobs.get(job),
-                          f"/teach/snippets/{snippet.id}/strength")
+    return _strength_page(
+        request, snippet, job and request.app.state.strength_jobs.get(job), f"/teach/snippets/{snippet.id}/strength"
+    )
 
 
 def _strength(request: Request, job_id: str) -> Response:
@@ -201,6 +238,13 @@ def _strength(request: Request, job_id: str) -> Response:
 def _strength_page(request: Request, snippet, job, poll_url: str) -> Response:
     analysis = stored(deps.store(request).engine, snippet.id, snippet.version, job)
     report = analysis["report"]
-    return _page(request, "strength.html", analysis=analysis, poll_url=poll_url, snippet_id=snippet.id,
-                 heatmap=heatmap(snippet.code, report) if report else None, state_names=state_names(),
-                 levels=LEVELS)
+    return _page(
+        request,
+        "strength.html",
+        analysis=analysis,
+        poll_url=poll_url,
+        snippet_id=snippet.id,
+        heatmap=heatmap(snippet.code, report) if report else None,
+        state_names=state_names(),
+        levels=LEVELS,
+    )

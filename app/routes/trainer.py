@@ -1,7 +1,7 @@
 """Drill and exercise pages: show a mask, grade a submission."""
+
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
-from sqlalchemy.exc import DBAPIError
 
 from app import observability
 from app.engine.inputs import HoleState
@@ -9,8 +9,18 @@ from app.engine.mask import new_seed
 from app.engine.tokens import DEFAULT_KINDS
 from app.engine.units import UNITS
 from app.i18n import _
-from app.learn.drills import (DEFAULT_UNIT, Drill, fixed_drill, mask_query, parse_kinds, parse_rate, parse_seed,
-                              parse_unit, random_drill, revealed_keys)
+from app.learn.drills import (
+    DEFAULT_UNIT,
+    Drill,
+    fixed_drill,
+    mask_query,
+    parse_kinds,
+    parse_rate,
+    parse_seed,
+    parse_unit,
+    random_drill,
+    revealed_keys,
+)
 from app.learn.feedback import Result, revealed_states
 from app.learn.grading import Submitter, grade
 from app.memory import reveals
@@ -24,8 +34,14 @@ from .views import drill_json, page_context
 router = APIRouter()
 
 
-def drill_url(snippet_id: str, rate: int, seed: int, version: str, unit: str = DEFAULT_UNIT,
-              kinds: tuple[str, ...] = DEFAULT_KINDS) -> str:
+def drill_url(
+    snippet_id: str,
+    rate: int,
+    seed: int,
+    version: str,
+    unit: str = DEFAULT_UNIT,
+    kinds: tuple[str, ...] = DEFAULT_KINDS,
+) -> str:
     """A mask's address: every input of the mask, so the URL reproduces it; with its version, a
     shared URL keeps its mask after the snippet changes. Defaults are left out."""
     # ids/versions: [a-z0-9-]; rates and seeds are ints
@@ -53,13 +69,20 @@ async def exercise_page(request: Request, snippet_id: str, reveal: bool = False)
 
 # Drill pages and submissions read their parameters themselves (parse_rate/parse_seed say what is
 # wrong in the learner's words); declaring them would cost FastAPI's validation on every mask.
-DRILL_QUERY = {"parameters": [
-    {"name": "rate", "in": "query", "schema": {"type": "integer", "minimum": 10, "maximum": 50}},
-    {"name": "seed", "in": "query", "schema": {"type": "integer", "minimum": 0}},
-    {"name": "unit", "in": "query", "schema": {"type": "string", "enum": list(UNITS)}},
-    {"name": "kinds", "in": "query", "schema": {"type": "string"},
-     "description": "comma-separated: names, literals, operators, punctuation"},
-    {"name": "v", "in": "query", "schema": {"type": "string"}, "description": "snippet version"}]}
+DRILL_QUERY = {
+    "parameters": [
+        {"name": "rate", "in": "query", "schema": {"type": "integer", "minimum": 10, "maximum": 50}},
+        {"name": "seed", "in": "query", "schema": {"type": "integer", "minimum": 0}},
+        {"name": "unit", "in": "query", "schema": {"type": "string", "enum": list(UNITS)}},
+        {
+            "name": "kinds",
+            "in": "query",
+            "schema": {"type": "string"},
+            "description": "comma-separated: names, literals, operators, punctuation",
+        },
+        {"name": "v", "in": "query", "schema": {"type": "string"}, "description": "snippet version"},
+    ]
+}
 
 
 @router.get("/s/{snippet_id}/drill", openapi_extra=DRILL_QUERY)
@@ -71,8 +94,9 @@ async def drill_page(request: Request) -> Response:
     unit, kinds = _mask_choice(query)
     if seed is None or seed == "":
         # A URL without a seed gets one, so reloading or sharing it gives the same mask.
-        return RedirectResponse(drill_url(snippet_id, rate_value, new_seed(), snippet.version, unit, kinds),
-                                status_code=303)
+        return RedirectResponse(
+            drill_url(snippet_id, rate_value, new_seed(), snippet.version, unit, kinds), status_code=303
+        )
     if v and v != snippet.version:
         snippet = deps.library(request).get(snippet_id, v)
         if snippet is None:
@@ -143,30 +167,42 @@ def _reveal(request: Request, drill: Drill, fields: dict[str, str]) -> Response:
     if wants_json(request):
         response = JSONResponse({"revealed": {h.key: h.answer for h in drill.holes if h.key in asked}})
     else:
-        shown = {h.key: HoleState(h.answer, "revealed") if h.key in shown_keys else HoleState(fields.get(h.key, ""))
-                 for h in drill.holes}
+        shown = {
+            h.key: HoleState(h.answer, "revealed") if h.key in shown_keys else HoleState(fields.get(h.key, ""))
+            for h in drill.holes
+        }
         response = _show(request, drill, shown=shown)
     return deps.remember_learner(response, learner)
 
 
-def _show(request: Request, drill: Drill, *, shown=None, result: Result | None = None,
-          revealed: bool = False, block: str = "trainer", status: int = 200) -> Response:
+def _show(
+    request: Request,
+    drill: Drill,
+    *,
+    shown=None,
+    result: Result | None = None,
+    revealed: bool = False,
+    block: str = "trainer",
+    status: int = 200,
+) -> Response:
     context = snippet_page(request, drill, shown=shown, result=result, revealed=revealed)
-    return render(request, "snippet.html", context, block=block, data=lambda: drill_json(drill, result),
-                  status=status)
+    return render(request, "snippet.html", context, block=block, data=lambda: drill_json(drill, result), status=status)
 
 
-def snippet_page(request: Request, drill: Drill, *, shown=None, result: Result | None = None,
-                 revealed: bool = False) -> dict:
+def snippet_page(
+    request: Request, drill: Drill, *, shown=None, result: Result | None = None, revealed: bool = False
+) -> dict:
     """The snippet page's context."""
     snippet, library = drill.snippet, deps.library(request)
     current = library.get(snippet.id)
     latest = None if current is None or current.version == snippet.version else current
     # a new mask is always of the latest version
-    fresh = drill_url(snippet.id, drill.rate, new_seed(), (latest or snippet).version, drill.unit,
-                      drill.kinds) if drill.rate else ""
-    context = page_context(drill, shown=shown, result=result, revealed=revealed, fresh_url=fresh,
-                           drill_url=drill_url)
+    fresh = (
+        drill_url(snippet.id, drill.rate, new_seed(), (latest or snippet).version, drill.unit, drill.kinds)
+        if drill.rate
+        else ""
+    )
+    context = page_context(drill, shown=shown, result=result, revealed=revealed, fresh_url=fresh, drill_url=drill_url)
     context["draft"] = not library.is_visible(snippet.id)
     context["latest"] = latest
     return context

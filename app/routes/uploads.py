@@ -1,4 +1,5 @@
 """Reading a teacher's upload: a file or pasted text, with the snippet id, CSRF-checked."""
+
 from dataclasses import dataclass
 from pathlib import PurePath
 
@@ -8,9 +9,10 @@ from starlette.exceptions import HTTPException
 
 from app.web import deps
 from app.web.errors import UserError
+from app.web.forms import content_type, limited_body, read_fields
+
 from ..i18n import _
 from ..snippets.files import MAX_BYTES
-from app.web.forms import content_type, limited_body, read_fields
 
 BODY_LIMIT = MAX_BYTES * 4  # room for the form around the file; larger bodies are refused unread
 

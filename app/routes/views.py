@@ -1,16 +1,18 @@
 """What the snippet page template and JSON clients are given."""
+
 from functools import lru_cache
 
 from markupsafe import Markup
 
-from ..engine.render import render_code
-from ..engine.inert import INERT_KINDS
-from ..engine.tokens import DEFAULT_KINDS, KINDS, candidate_spans
+from app.learn.drills import Drill, mask_query
 from app.learn.feedback import Result
-from ..i18n import _
 from app.web.markdown import render_markdown
 from app.web.templating import Deferred
-from app.learn.drills import Drill, mask_query
+
+from ..engine.inert import INERT_KINDS
+from ..engine.render import render_code
+from ..engine.tokens import DEFAULT_KINDS, KINDS, candidate_spans
+from ..i18n import _
 from .outcome import result_context
 
 
@@ -24,16 +26,18 @@ def static_code(code: str) -> Markup:
     return render_code(code, [])
 
 
-def page_context(drill: Drill, *, shown, result: Result | None, revealed: bool, fresh_url: str,
-                 drill_url) -> dict:
+def page_context(drill: Drill, *, shown, result: Result | None, revealed: bool, fresh_url: str, drill_url) -> dict:
     snippet = drill.snippet
     random = drill.mode == "random"
     return {
         "snippet": snippet,
         "drill": drill,
         # deferred: an htmx outcome does not print them
-        "code_html": Deferred(lambda: render_code(snippet.code, list(drill.holes),
-                                                  result.hole_states() if shown is None and result else shown)),
+        "code_html": Deferred(
+            lambda: render_code(
+                snippet.code, list(drill.holes), result.hole_states() if shown is None and result else shown
+            )
+        ),
         "revealed": revealed,
         "markdown": markdown_html,
         "static_code": static_code,
@@ -43,7 +47,8 @@ def page_context(drill: Drill, *, shown, result: Result | None, revealed: bool, 
         "drill_url": drill_url,
         "fresh_url": fresh_url if random else "",
         "again_url": drill_url(snippet.id, drill.rate, drill.seed, snippet.version, drill.unit, drill.kinds)
-                     if random else "",
+        if random
+        else "",
         "counts": counts_text(drill),
         "kind_toggles": kind_toggles(drill),
         "unit_names": unit_names(),
@@ -59,8 +64,15 @@ def unit_names() -> dict[str, str]:
 
 
 def kind_names() -> dict[str, str]:
-    return {"names": _("名称"), "literals": _("字面量"), "operators": _("运算符"), "punctuation": _("标点"),
-            "annotations": _("类型注解"), "docstrings": _("文档字符串"), "messages": _("消息文本")}
+    return {
+        "names": _("名称"),
+        "literals": _("字面量"),
+        "operators": _("运算符"),
+        "punctuation": _("标点"),
+        "annotations": _("类型注解"),
+        "docstrings": _("文档字符串"),
+        "messages": _("消息文本"),
+    }
 
 
 def kind_toggles(drill: Drill) -> list[tuple[str, str, bool, tuple[str, ...] | None]]:
@@ -80,10 +92,16 @@ def counts_text(drill: Drill) -> str:
     if drill.mode != "random" or drill.unit == "token":
         return _("共 %(n)s 个可挖空位 | 已挖 %(m)s 个", n=drill.eligible, m=len(drill.holes))
     if drill.unit == "span":
-        return _("共 %(n)s 个可挖空位 | 已挖 %(m)s 个，分成 %(k)s 段", n=drill.eligible, m=drill.hidden,
-                 k=len(drill.holes))
-    return _("共 %(n)s 个可挖空位，%(lines)s 行 | 已挖 %(k)s 行（%(m)s 个）", n=drill.eligible, lines=drill.lines,
-             k=len(drill.holes), m=drill.hidden)
+        return _(
+            "共 %(n)s 个可挖空位 | 已挖 %(m)s 个，分成 %(k)s 段", n=drill.eligible, m=drill.hidden, k=len(drill.holes)
+        )
+    return _(
+        "共 %(n)s 个可挖空位，%(lines)s 行 | 已挖 %(k)s 行（%(m)s 个）",
+        n=drill.eligible,
+        lines=drill.lines,
+        k=len(drill.holes),
+        m=drill.hidden,
+    )
 
 
 def _hint_groups(drill: Drill) -> list[tuple[str, list[str]]]:
@@ -101,11 +119,26 @@ def _hint_groups(drill: Drill) -> list[tuple[str, list[str]]]:
 def drill_json(drill: Drill, result: Result | None) -> dict:
     snippet = drill.snippet
     data = {
-        "snippet": snippet.id, "version": snippet.version, "mode": drill.mode,
-        "rate": drill.rate, "seed": drill.seed, "unit": drill.unit, "kinds": list(drill.kinds),
-        "eligible": drill.eligible, "hidden": drill.hidden if drill.mode == "random" else None,
-        "blanks": [{"key": h.key, "label": h.label, "start": h.start, "end": h.end, "width": len(h.answer),
-                    **({"span": list(h.span)} if h.span else {})} for h in drill.holes],
+        "snippet": snippet.id,
+        "version": snippet.version,
+        "mode": drill.mode,
+        "rate": drill.rate,
+        "seed": drill.seed,
+        "unit": drill.unit,
+        "kinds": list(drill.kinds),
+        "eligible": drill.eligible,
+        "hidden": drill.hidden if drill.mode == "random" else None,
+        "blanks": [
+            {
+                "key": h.key,
+                "label": h.label,
+                "start": h.start,
+                "end": h.end,
+                "width": len(h.answer),
+                **({"span": list(h.span)} if h.span else {}),
+            }
+            for h in drill.holes
+        ],
     }
     if result is not None:
         data["result"] = result.as_json()

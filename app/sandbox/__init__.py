@@ -3,6 +3,7 @@
 Only the web-facing API is imported here; the server side loads its modules itself. A lower layer:
 imports nothing of the app outside app.sandbox.
 """
+
 from .client import Sandbox
 from .types import Job, Limits, SandboxBusy, SandboxUnavailable, Verdict
 

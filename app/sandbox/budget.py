@@ -5,6 +5,7 @@ jobs keep an honest one from starting. Jobs are admitted while their worst case 
 touch `memory_bytes` (+ its cgroup's headroom) and start `max_processes`; the CPU they do use
 is shared between them by the slots' cgroups (equal weight, at most one CPU each).
 """
+
 import os
 
 from .cgroups.slots import MEMORY_HEADROOM

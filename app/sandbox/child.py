@@ -2,6 +2,7 @@
 
 It never returns into the zygote's code and never runs a second job.
 """
+
 import fcntl
 import io
 import os
@@ -20,8 +21,9 @@ def _wire_stdio(out_fd: int, err_fd: int) -> None:
         if src != dst:
             os.dup2(src, dst)
             os.close(src)
-    new = lambda fd: io.TextIOWrapper(io.FileIO(fd, "w", closefd=False), encoding="utf-8",
-                                      errors="backslashreplace", line_buffering=True)
+    new = lambda fd: io.TextIOWrapper(
+        io.FileIO(fd, "w", closefd=False), encoding="utf-8", errors="backslashreplace", line_buffering=True
+    )
     sys.stdout, sys.stderr = new(1), new(2)
     sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")
 

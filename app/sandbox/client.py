@@ -1,4 +1,5 @@
 """The web app's side: start the fork server, send it jobs, bound the load, survive its death."""
+
 import asyncio
 import os
 import sys
@@ -6,9 +7,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from . import framing
+from .budget import job_budget
 from .cgroups import remove_server_trees
 from .connection import Connection, ServerLost
-from .budget import job_budget
 from .fairness import FairQueue, IdMinting
 from .packages import DEFAULT as DEFAULT_PACKAGES
 from .types import Job, Limits, SandboxBusy, SandboxUnavailable, Verdict
@@ -20,10 +21,23 @@ RESTART_TIMEOUT = 30.0  # later the files are cached; a run() waits at most this
 
 
 class Sandbox:
-    def __init__(self, limits: Limits = Limits(), workers: int | None = None, queue: int = 32,
-                 data_dirs: tuple[Path, ...] = (), *, uid_base: int | None = None, namespaces: bool = True,
-                 python: str | None = None, cgroups: bool = True, per_owner_waiting: int = 4, new_owners_per_minute: int = 60,
-                 address_jobs: int = 0, packages: tuple[str, ...] = DEFAULT_PACKAGES, jobs: int | None = None):
+    def __init__(
+        self,
+        limits: Limits = Limits(),
+        workers: int | None = None,
+        queue: int = 32,
+        data_dirs: tuple[Path, ...] = (),
+        *,
+        uid_base: int | None = None,
+        namespaces: bool = True,
+        python: str | None = None,
+        cgroups: bool = True,
+        per_owner_waiting: int = 4,
+        new_owners_per_minute: int = 60,
+        address_jobs: int = 0,
+        packages: tuple[str, ...] = DEFAULT_PACKAGES,
+        jobs: int | None = None,
+    ):
         """uid_base: job processes run as uid_base + slot when root (default: a free block of 64
         from 60000 on, so servers of several web workers never share uids); namespaces=False skips
         every namespace (for hosts where they misbehave); python: interpreter for the server;
@@ -38,9 +52,15 @@ class Sandbox:
         self.workers = workers or os.cpu_count() or 1
         self.jobs = jobs or job_budget(self.workers, limits)
         others = self.jobs - self.workers if self.jobs > self.workers else self.jobs
-        self.fair = FairQueue(self.jobs, queue, per_owner_waiting, max(1, self.workers - 1),
-                              per_address_running=max(1, others), shared_waiting=max(per_owner_waiting, queue // 2),
-                              shared_running=self.workers)
+        self.fair = FairQueue(
+            self.jobs,
+            queue,
+            per_owner_waiting,
+            max(1, self.workers - 1),
+            per_address_running=max(1, others),
+            shared_waiting=max(per_owner_waiting, queue // 2),
+            shared_running=self.workers,
+        )
         self.minting = IdMinting(new_owners_per_minute)
         self.address_jobs = address_jobs
         self._per_address: dict[str, int] = {}
@@ -86,17 +106,23 @@ class Sandbox:
     def server(self) -> dict:
         """The fork server as this client sees it, without asking it anything."""
         conn = self._conn
-        return {"state": "running" if conn is not None and conn.alive else "down",
-                "pid": conn.proc.pid if conn is not None else None, "restarts": self.restarts,
-                "jobs_running": self.fair.busy(), "jobs_waiting": self.fair.waiting(), "job_slots": self.jobs}
+        return {
+            "state": "running" if conn is not None and conn.alive else "down",
+            "pid": conn.proc.pid if conn is not None else None,
+            "restarts": self.restarts,
+            "jobs_running": self.fair.busy(),
+            "jobs_waiting": self.fair.waiting(),
+            "job_slots": self.jobs,
+        }
 
     async def status(self) -> dict:
         """Pids and memory of the server tree (for the health page, tests and benchmarks)."""
         conn = await self._connection()
         return (await conn.ask("status", REPLY_MARGIN))["info"]
 
-    async def run(self, job: Job, owner: str | None = None, address: str | None = None,
-                  new_owner: bool = False) -> Verdict:
+    async def run(
+        self, job: Job, owner: str | None = None, address: str | None = None, new_owner: bool = False
+    ) -> Verdict:
         """owner: the learner the job is for (None: a job of its own); address: the client's;
         new_owner: the learner has no verdict yet (their jobs share the address's line of new ids)."""
         _validate(job)
@@ -137,10 +163,16 @@ class Sandbox:
             if self._conn is not None:
                 await self._end(self._conn)
                 self._conn = None
-            config = {"limits": self.limits.as_dict(), "workers": self.workers, "jobs": self.jobs,
-                      "cgroups": self.cgroups,
-                      "uid_base": self.uid_base, "namespaces": self.namespaces,
-                      "data_dirs": [str(p) for p in self.data_dirs], "packages": list(self.packages)}
+            config = {
+                "limits": self.limits.as_dict(),
+                "workers": self.workers,
+                "jobs": self.jobs,
+                "cgroups": self.cgroups,
+                "uid_base": self.uid_base,
+                "namespaces": self.namespaces,
+                "data_dirs": [str(p) for p in self.data_dirs],
+                "packages": list(self.packages),
+            }
             try:
                 timeout = RESTART_TIMEOUT if self._started_once else FIRST_START_TIMEOUT
                 self._conn = await Connection.open(config, self.python, timeout)
@@ -148,8 +180,14 @@ class Sandbox:
                     self.restarts += 1
                     self.on_restart()
                 self._started_once = True
-            except (OSError, RuntimeError, EOFError, asyncio.TimeoutError, asyncio.IncompleteReadError,
-                    framing.FrameError) as exc:
+            except (
+                TimeoutError,
+                OSError,
+                RuntimeError,
+                EOFError,
+                asyncio.IncompleteReadError,
+                framing.FrameError,
+            ) as exc:
                 raise SandboxUnavailable(f"could not start the fork server: {exc}") from exc
             return self._conn
 

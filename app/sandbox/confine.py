@@ -3,6 +3,7 @@
 `plan` says which steps to take (decided from what the start-up probe measured). In strict
 mode a failing step aborts the job; the probe runs non-strict and records what worked.
 """
+
 import os
 import resource
 import signal
@@ -29,10 +30,14 @@ def set_rlimits(limits: dict) -> None:
     cpu = int(limits["cpu_seconds"] + 0.999) + _RLIMIT_BACKSTOP_SECONDS
     address_space = _current_address_space() + int(limits["memory_bytes"])
     for name, value in (
-        ("RLIMIT_CPU", cpu), ("RLIMIT_AS", address_space),
-        ("RLIMIT_NPROC", limits["max_processes"]), ("RLIMIT_NOFILE", limits["max_open_files"]),
-        ("RLIMIT_FSIZE", limits["max_file_bytes"]), ("RLIMIT_CORE", 0),
-        ("RLIMIT_MEMLOCK", 0), ("RLIMIT_MSGQUEUE", 0),
+        ("RLIMIT_CPU", cpu),
+        ("RLIMIT_AS", address_space),
+        ("RLIMIT_NPROC", limits["max_processes"]),
+        ("RLIMIT_NOFILE", limits["max_open_files"]),
+        ("RLIMIT_FSIZE", limits["max_file_bytes"]),
+        ("RLIMIT_CORE", 0),
+        ("RLIMIT_MEMLOCK", 0),
+        ("RLIMIT_MSGQUEUE", 0),
     ):
         resource.setrlimit(getattr(resource, name), (value, value))
     # Past the file-size limit a write fails with EFBIG instead of killing the job.
@@ -67,10 +72,16 @@ def confine(plan: dict, limits: dict, seccomp_filter, strict: bool = True) -> di
     step("net_namespace", lambda: shared or linux.unshare(linux.CLONE_NEWNET))
     step("ipc_namespace", lambda: shared or linux.unshare(linux.CLONE_NEWIPC | linux.CLONE_NEWUTS))
     if step("mount_namespace", lambda: linux.unshare(linux.CLONE_NEWNS)):
-        step("private_view", lambda: mounts.enter_private_view(
-            plan["uid"] if plan.get("uid") is not None else os.getuid(),
-            limits["work_dir_bytes"], limits["work_dir_files"], own_proc=os.getpid() == 1,
-            keep=plan.get("tmp_binds", ())))
+        step(
+            "private_view",
+            lambda: mounts.enter_private_view(
+                plan["uid"] if plan.get("uid") is not None else os.getuid(),
+                limits["work_dir_bytes"],
+                limits["work_dir_files"],
+                own_proc=os.getpid() == 1,
+                keep=plan.get("tmp_binds", ()),
+            ),
+        )
     else:
         done["private_view"] = False
     step("rlimits", lambda: set_rlimits(limits))

@@ -1,4 +1,5 @@
 """One fork server process and the socket to it, from the web app's side."""
+
 import asyncio
 import itertools
 import os
@@ -11,8 +12,7 @@ from . import framing
 _ROOT = str(Path(__file__).resolve().parents[2])
 _BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from app.sandbox.server import main; main(int(sys.argv[2]))"
 # The server starts from a clean environment: nothing of the web app's (secrets included).
-_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "OMP_NUM_THREADS": "1",
-        "MKL_NUM_THREADS": "1"}
+_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
 class ServerLost(Exception):
@@ -34,9 +34,20 @@ class Connection:
         ours, theirs = socket.socketpair()
         try:
             proc = await asyncio.create_subprocess_exec(
-                python, "-I", "-B", "-c", _BOOT, _ROOT, str(theirs.fileno()),
-                pass_fds=(theirs.fileno(),), env=_ENV, cwd="/", start_new_session=True,
-                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL)
+                python,
+                "-I",
+                "-B",
+                "-c",
+                _BOOT,
+                _ROOT,
+                str(theirs.fileno()),
+                pass_fds=(theirs.fileno(),),
+                env=_ENV,
+                cwd="/",
+                start_new_session=True,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.DEVNULL,
+            )
         finally:
             theirs.close()
         reader, writer = await asyncio.open_unix_connection(sock=ours)
@@ -77,7 +88,7 @@ class Connection:
         try:
             self.writer.write(framing.encode({kind: key, **fields}))
             return await asyncio.wait_for(future, timeout)
-        except (asyncio.TimeoutError, ConnectionError):
+        except (TimeoutError, ConnectionError):
             self.alive = False  # hung or gone: it gets replaced
             raise ServerLost() from None
         except asyncio.CancelledError:
@@ -100,7 +111,7 @@ async def _end(proc) -> None:
     """Closing the socket makes the server clean up and exit; a stuck one is killed."""
     try:
         await asyncio.wait_for(proc.wait(), 3.0)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:

@@ -11,6 +11,7 @@ how many new ids one address may bring per minute besides. Slots are not workers
 holds little, so the client admits several jobs per worker (client.py: `job_budget`) and the
 cgroups share the CPU between them.
 """
+
 import asyncio
 import collections
 import time
@@ -21,9 +22,16 @@ from .types import SandboxBusy
 
 
 class FairQueue:
-    def __init__(self, workers: int, queue: int, per_owner_waiting: int, per_owner_running: int,
-                 per_address_running: int | None = None, shared_waiting: int | None = None,
-                 shared_running: int | None = None):
+    def __init__(
+        self,
+        workers: int,
+        queue: int,
+        per_owner_waiting: int,
+        per_owner_running: int,
+        per_address_running: int | None = None,
+        shared_waiting: int | None = None,
+        shared_running: int | None = None,
+    ):
         """workers: the slots (jobs running at once); the rest bound lines as the module says."""
         self.free = self.workers = workers
         self.queue = queue

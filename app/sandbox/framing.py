@@ -3,6 +3,7 @@
 Every byte may come from a hostile job: sizes and nesting are bounded, and any way a frame
 can fail to decode is a FrameError (never RecursionError, MemoryError or a crash).
 """
+
 import asyncio
 import json
 import os
@@ -70,8 +71,8 @@ class FrameBuffer:
                 raise FrameError(f"frame of {size} bytes is too large")
             if len(self._data) < _HEADER.size + size:
                 break
-            frames.append(_decode(bytes(self._data[_HEADER.size:_HEADER.size + size])))
-            del self._data[:_HEADER.size + size]
+            frames.append(_decode(bytes(self._data[_HEADER.size : _HEADER.size + size])))
+            del self._data[: _HEADER.size + size]
         return frames
 
 
@@ -79,7 +80,7 @@ def write_frame(fd: int, obj) -> None:
     """Blocking write of one frame to a file descriptor."""
     view = memoryview(encode(obj))
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 def read_frame_blocking(fd: int, limit: int = MAX_FRAME):

@@ -3,6 +3,7 @@
 The result is self-reported, so it only decides between outcomes the learner could fake
 anyway (passed/failed/error); every limit is also enforced from outside by the server.
 """
+
 import builtins
 import linecache
 import os
@@ -89,7 +90,8 @@ def _status(exc: BaseException, part: str | None, check_part: str) -> str:
     if isinstance(exc, LimitReached):
         return "timeout"
     if isinstance(exc, MemoryError) or (
-            isinstance(exc, RuntimeError) and any(s in str(exc) for s in _ALLOCATION_FAILURES)):
+        isinstance(exc, RuntimeError) and any(s in str(exc) for s in _ALLOCATION_FAILURES)
+    ):
         return "memory"
     if isinstance(exc, AssertionError) and part == check_part:
         return "failed"
@@ -99,9 +101,11 @@ def _status(exc: BaseException, part: str | None, check_part: str) -> str:
 def _print_traceback(exc: BaseException) -> None:
     """Learner-facing traceback: harness frames left out, part sources shown."""
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename != __file__]
-    text = "".join(["Traceback (most recent call last):\n"] * bool(frames)
-                   + traceback.format_list(frames)
-                   + traceback.format_exception_only(type(exc), exc))
+    text = "".join(
+        ["Traceback (most recent call last):\n"] * bool(frames)
+        + traceback.format_list(frames)
+        + traceback.format_exception_only(type(exc), exc)
+    )
     sys.stderr.write(text)
 
 
@@ -137,8 +141,7 @@ def run_parts(job: dict, limits: dict) -> dict:
             message = message or _describe(exc)
         if status in ("error", "failed"):
             _print_traceback(exc)
-        return {"status": status, "message": message[:MESSAGE_CHARS], "part": part, "line": line,
-                "column": column}
+        return {"status": status, "message": message[:MESSAGE_CHARS], "part": part, "line": line, "column": column}
     if os.getpid() != owner:
         os._exit(0)
     return {"status": "passed", "message": "", "part": None, "line": None, "column": None}

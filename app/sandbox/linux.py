@@ -1,4 +1,5 @@
 """Thin ctypes wrappers for the Linux calls Python 3.11 lacks (namespaces, mounts, prctl)."""
+
 import ctypes
 import os
 
@@ -52,15 +53,23 @@ def pivot_root(new_root: str, put_old: str) -> None:
 
 
 class _MountAttr(ctypes.Structure):
-    _fields_ = [("attr_set", ctypes.c_uint64), ("attr_clr", ctypes.c_uint64),
-                ("propagation", ctypes.c_uint64), ("userns_fd", ctypes.c_uint64)]
+    _fields_ = [
+        ("attr_set", ctypes.c_uint64),
+        ("attr_clr", ctypes.c_uint64),
+        ("propagation", ctypes.c_uint64),
+        ("userns_fd", ctypes.c_uint64),
+    ]
 
 
 def set_mount_attrs_recursive(path: str, attrs: int) -> None:
     """mount_setattr(2): one call makes a whole tree read-only, submounts included."""
     attr = _MountAttr(attrs, 0, 0, 0)
-    _check(_libc.syscall(_SYS_MOUNT_SETATTR, _AT_FDCWD, path.encode(), _AT_RECURSIVE,
-                         ctypes.byref(attr), ctypes.sizeof(attr)), f"mount_setattr {path}")
+    _check(
+        _libc.syscall(
+            _SYS_MOUNT_SETATTR, _AT_FDCWD, path.encode(), _AT_RECURSIVE, ctypes.byref(attr), ctypes.sizeof(attr)
+        ),
+        f"mount_setattr {path}",
+    )
 
 
 def prctl(option: int, arg: int = 0) -> None:
@@ -72,8 +81,7 @@ class _CapHeader(ctypes.Structure):
 
 
 class _CapData(ctypes.Structure):
-    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
-                ("inheritable", ctypes.c_uint32)]
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
 
 
 def _last_cap() -> int:

@@ -11,6 +11,7 @@ which only the offered distributions' own paths are bound (packages.py). Each jo
 whole tree read-only and nosuid, a fresh size-limited tmpfs on /tmp as the work dir (with
 the runtime's paths under /tmp, if it is installed there, bound back in), its own /proc.
 """
+
 import os
 from pathlib import Path
 
@@ -60,9 +61,13 @@ def _hide(root: str, data_dirs: list[Path], bound: list[Path]) -> list[str]:
     hidden = []
     for path in data_dirs:
         if any(b == path or b in path.parents for b in bound) and path.is_dir():
-            linux.mount("tmpfs", root + str(path), "tmpfs",
-                        linux.MS_RDONLY | linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC,
-                        "mode=0000,size=4k,nr_inodes=1")
+            linux.mount(
+                "tmpfs",
+                root + str(path),
+                "tmpfs",
+                linux.MS_RDONLY | linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC,
+                "mode=0000,size=4k,nr_inodes=1",
+            )
             hidden.append(str(path))
     return hidden
 
@@ -73,14 +78,20 @@ def _cover_sites(root: str, site_dirs: list[Path], bound: list[Path]) -> list[Pa
     covered = []
     for path in site_dirs:
         if any(b == path or b in path.parents for b in bound):
-            linux.mount("tmpfs", root + str(path), "tmpfs", linux.MS_NOSUID | linux.MS_NODEV,
-                        "mode=0755,size=64k,nr_inodes=4096")
+            linux.mount(
+                "tmpfs",
+                root + str(path),
+                "tmpfs",
+                linux.MS_NOSUID | linux.MS_NODEV,
+                "mode=0755,size=64k,nr_inodes=4096",
+            )
             covered.append(path)
     return covered
 
 
-def prepare_shared_view(needed: list[Path], data_dirs: list[Path], site_dirs: list[Path] = (),
-                        offered: list[Path] = ()) -> dict:
+def prepare_shared_view(
+    needed: list[Path], data_dirs: list[Path], site_dirs: list[Path] = (), offered: list[Path] = ()
+) -> dict:
     """Zygote: enter a private mount namespace whose root holds only what jobs need: `needed`,
     and of the site-packages dirs only the `offered` paths in them."""
     linux.unshare(linux.CLONE_NEWNS)
@@ -111,16 +122,24 @@ def prepare_shared_view(needed: list[Path], data_dirs: list[Path], site_dirs: li
     os.rmdir("/.old")
     linux.set_mount_attrs_recursive("/", linux.MOUNT_ATTR_RDONLY | linux.MOUNT_ATTR_NOSUID)
     under_tmp = [str(p) for p in bound if Path("/tmp") in p.parents]
-    return {"root": sorted(str(p) for p in bound) + list(DEVICES + FILES), "hidden": hidden,
-            "packages": sorted(str(p) for p in packages),
-            "under_tmp": under_tmp}
+    return {
+        "root": sorted(str(p) for p in bound) + list(DEVICES + FILES),
+        "hidden": hidden,
+        "packages": sorted(str(p) for p in packages),
+        "under_tmp": under_tmp,
+    }
 
 
 def _private_tmp(uid: int, work_bytes: int, work_files: int, keep: list[str]) -> None:
     """A fresh tmpfs on /tmp; runtime paths that live under /tmp are bound back in."""
     sources = _open_all([Path(p) for p in keep])
-    linux.mount("tmpfs", "/tmp", "tmpfs", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC,
-                f"mode=0700,uid={uid},gid={uid},size={work_bytes},nr_inodes={work_files}")
+    linux.mount(
+        "tmpfs",
+        "/tmp",
+        "tmpfs",
+        linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC,
+        f"mode=0700,uid={uid},gid={uid},size={work_bytes},nr_inodes={work_files}",
+    )
     _bind_at("", sources)
     for path in sources:
         linux.set_mount_attrs_recursive(str(path), linux.MOUNT_ATTR_RDONLY | linux.MOUNT_ATTR_NOSUID)

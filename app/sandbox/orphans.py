@@ -5,6 +5,7 @@ namespace when it exits. Without one, the zygote is a child subreaper: whatever 
 started is re-parented to the zygote once its own parent is gone, even after setsid and a
 double fork, and is killed here before the job counts as finished.
 """
+
 import os
 import signal
 import time

@@ -1,4 +1,5 @@
 """How a finished job is judged, from the outside in."""
+
 import os
 import signal
 
@@ -32,8 +33,10 @@ class Capture:
 def _stopped_by_server(reason: str, limits: dict) -> dict:
     status, message = {
         "wall": ("timeout", f"wall-clock limit ({limits['wall_seconds']:g} s) reached"),
-        "memory": ("memory", f"memory limit ({limits['memory_bytes'] >> 20} MiB) reached by the job's "
-                             "processes together"),
+        "memory": (
+            "memory",
+            f"memory limit ({limits['memory_bytes'] >> 20} MiB) reached by the job's processes together",
+        ),
         "processes": ("error", f"process limit ({limits['max_processes']}) reached"),
         "output": ("output", f"output limit reached ({limits['output_bytes'] * OUTPUT_KILL_FACTOR} bytes)"),
         "cancelled": ("error", "cancelled: nobody was waiting for the verdict any more"),
@@ -72,7 +75,10 @@ def _checked(result: dict) -> dict:
     status = result.get("status") if result.get("status") in STATUSES else "error"
     line, column = result.get("line"), result.get("column")
     part = result.get("part")
-    return {"status": status, "message": str(result.get("message", ""))[:MESSAGE_CHARS],
-            "part": part if isinstance(part, str) else None,
-            "line": line if isinstance(line, int) and not isinstance(line, bool) else None,
-            "column": column if isinstance(column, int) and not isinstance(column, bool) else None}
+    return {
+        "status": status,
+        "message": str(result.get("message", ""))[:MESSAGE_CHARS],
+        "part": part if isinstance(part, str) else None,
+        "line": line if isinstance(line, int) and not isinstance(line, bool) else None,
+        "column": column if isinstance(column, int) and not isinstance(column, bool) else None,
+    }

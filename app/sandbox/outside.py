@@ -3,6 +3,7 @@
 The job's own timers report first (with the line it stopped on); these are what hold when
 the learner's code disarms or swallows them, or forks around the per-process rlimits.
 """
+
 import time
 
 from . import watch

@@ -5,6 +5,7 @@ installed, never a guess. Each offered distribution contributes its top-level pa
 site-packages directory (packages, single modules, bundled `.libs`, its `.dist-info`); the jobs'
 root binds exactly those (mounts.py), so everything else of site-packages is absent there.
 """
+
 import re
 import sys
 from dataclasses import dataclass
@@ -108,9 +109,14 @@ def site_dirs() -> list[Path]:
     """Every site-packages directory of this interpreter: covered in the jobs' root."""
     import site
     import sysconfig
+
     base = {"base": sys.base_prefix, "platbase": sys.base_prefix}  # a venv's interpreter has its own
-    dirs = [*site.getsitepackages(), site.getusersitepackages(),
-            sysconfig.get_path("purelib", vars=base), sysconfig.get_path("platlib", vars=base)]
+    dirs = [
+        *site.getsitepackages(),
+        site.getusersitepackages(),
+        sysconfig.get_path("purelib", vars=base),
+        sysconfig.get_path("platlib", vars=base),
+    ]
     dirs += [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]
     return sorted({Path(p).resolve() for p in dirs if Path(p).is_dir()})
 

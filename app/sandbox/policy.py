@@ -1,4 +1,5 @@
 """Which confinement steps jobs get, decided from what the start-up probe measured."""
+
 import os
 import shutil
 import tempfile
@@ -6,8 +7,18 @@ import tempfile
 from . import linux
 
 # Every step a job process can take, in the order confine.py takes them.
-STEPS = ("net_namespace", "ipc_namespace", "mount_namespace", "private_view", "rlimits",
-         "bounding_set", "unprivileged_uid", "capabilities", "no_new_privs", "seccomp")
+STEPS = (
+    "net_namespace",
+    "ipc_namespace",
+    "mount_namespace",
+    "private_view",
+    "rlimits",
+    "bounding_set",
+    "unprivileged_uid",
+    "capabilities",
+    "no_new_privs",
+    "seccomp",
+)
 
 
 def probe_plan(zygote: dict, namespaces: bool = True) -> dict:
@@ -60,10 +71,16 @@ def strict_plan(done: dict, pid_namespace: bool, probed: dict) -> dict:
 
 def probe_spec(zygote: dict, limits: dict, data_dirs: list[str]) -> dict:
     view = zygote.get("view") or {}
-    return {"limits": limits, "data_dirs": data_dirs, "server_uid": os.getuid(),
-            "stdlib_module": "colorsys", "root": view.get("root", []), "tmp_binds": view.get("under_tmp", []),
-            **{k: zygote[k] for k in ("pid_ns", "mnt_ns")},  # jobs get their own of these
-            **{k: zygote["host_ns"][k] for k in ("net_ns", "ipc_ns")}}  # and are never in the host's
+    return {
+        "limits": limits,
+        "data_dirs": data_dirs,
+        "server_uid": os.getuid(),
+        "stdlib_module": "colorsys",
+        "root": view.get("root", []),
+        "tmp_binds": view.get("under_tmp", []),
+        **{k: zygote[k] for k in ("pid_ns", "mnt_ns")},  # jobs get their own of these
+        **{k: zygote["host_ns"][k] for k in ("net_ns", "ipc_ns")},
+    }  # and are never in the host's
 
 
 SHARED_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/dev/mqueue")
@@ -122,6 +139,6 @@ class WorkDirs:
 
 def _remove_stale_roots(directory: str, prefix: str) -> None:
     for entry in os.scandir(directory):
-        pid = entry.name[len(prefix):].split("-")[0]
+        pid = entry.name[len(prefix) :].split("-")[0]
         if entry.name.startswith(prefix) and pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
             shutil.rmtree(entry.path, ignore_errors=True)

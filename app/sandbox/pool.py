@@ -4,6 +4,7 @@ A job process moves starting -> ready -> running and is done when the zygote rep
 was reaped (a pid-namespace init exits only after everything in its namespace is gone). The
 first one is the probe, which measures what the later ones will be confined with.
 """
+
 import collections
 import functools
 import json
@@ -49,8 +50,13 @@ class Pool:
         # exactly when the probe found that a private one is not possible.
         on_disk = not self.plan.get("private_view") or not self.plan.get("mount_namespace")
         work_dir = self.work_dirs.create(uid) if on_disk else None
-        request = {"slot": slot, "plan": self.plan | {"uid": uid}, "limits": self.limits,
-                   "work_dir": work_dir, "strict": strict}
+        request = {
+            "slot": slot,
+            "plan": self.plan | {"uid": uid},
+            "limits": self.limits,
+            "work_dir": work_dir,
+            "strict": strict,
+        }
         self.zsock.send(json.dumps(request).encode())
         self.spawning[slot] = work_dir
 
@@ -143,9 +149,11 @@ class Pool:
             self.spawn(self.free_slots.popleft())
 
     def counts(self) -> dict:
-        return {"ready_pids": [p.pid for p in self.ready],
-                "running": sum(p.state == "running" for p in self.procs.values()),
-                "starting": len(self.spawning) + sum(p.state == "starting" for p in self.procs.values())}
+        return {
+            "ready_pids": [p.pid for p in self.ready],
+            "running": sum(p.state == "running" for p in self.procs.values()),
+            "starting": len(self.spawning) + sum(p.state == "starting" for p in self.procs.values()),
+        }
 
     def close(self) -> None:
         for proc in self.procs.values():

@@ -3,6 +3,7 @@
 The server runs this once at start-up in a job process set up exactly like a real one and
 reports the answers on the health page. Each check tries the thing the protection forbids.
 """
+
 import errno
 import importlib
 import os
@@ -38,6 +39,7 @@ def _socket_blocked(family: int) -> bool:
     def connect():
         with socket.socket(family, socket.SOCK_STREAM) as s:
             s.connect(("127.0.0.1", 9) if family == socket.AF_INET else "\0codecloze-probe")
+
     try:
         connect()
     except PermissionError:
@@ -110,20 +112,20 @@ def verify(spec: dict, done: dict) -> dict[str, bool]:
         "ipc_namespace": _ns("ipc") != spec["ipc_ns"],
         "mount_namespace": _ns("mnt") != spec["mnt_ns"],
         "readonly_fs": bool(os.statvfs("/").f_flag & os.ST_RDONLY) and _writes_blocked(os.getcwd()),
-        "private_tmp": os.getcwd() == "/tmp" and done.get("private_view", False)
-                       and set(os.listdir("/tmp")) <= _tops(spec["tmp_binds"], 2),
+        "private_tmp": os.getcwd() == "/tmp"
+        and done.get("private_view", False)
+        and set(os.listdir("/tmp")) <= _tops(spec["tmp_binds"], 2),
         "minimal_root": set(_listing("/")) <= _tops(spec["root"], 1) | {"proc", "tmp", *TOP_LINKS}
-                        and set(_listing("/etc")) <= {"ld.so.cache"},
+        and set(_listing("/etc")) <= {"ld.so.cache"},
         "hidden_data_dirs": all(_hidden(p) for p in spec["data_dirs"]),
         "other_processes_unreachable": _others_unreachable(),
         "unprivileged_uid": os.getuid() not in (0, spec["server_uid"]) and os.geteuid() != 0,
         "no_capabilities": caps == [0, 0, 0],
         "no_new_privs": status.get("NoNewPrivs") == "1",
-        "seccomp": status.get("Seccomp") == "2" and _socket_blocked(socket.AF_INET)
-                   and _socket_blocked(socket.AF_UNIX),
+        "seccomp": status.get("Seccomp") == "2" and _socket_blocked(socket.AF_INET) and _socket_blocked(socket.AF_UNIX),
         "rlimits": resource.getrlimit(resource.RLIMIT_NPROC)[0] == limits["max_processes"]
-                   and resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY
-                   and resource.getrlimit(resource.RLIMIT_FSIZE)[0] == limits["max_file_bytes"],
+        and resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY
+        and resource.getrlimit(resource.RLIMIT_FSIZE)[0] == limits["max_file_bytes"],
         "fds_closed": len(os.listdir("/proc/self/fd")) <= 6,  # stdio, job, result, listdir's own
         "stdlib_importable": _stdlib_importable(spec["stdlib_module"]),
     }

@@ -3,6 +3,7 @@
 Limits are judged here, outside the job: the wall clock, the output volume, and how the
 process died. What the job reports about itself only fills in the rest.
 """
+
 import os
 import signal
 import time
@@ -10,8 +11,8 @@ import time
 from . import framing, reports
 from .outcome import Capture, outcome
 
-WALL_GRACE = 0.5        # the job's own timer reports first, with the line it stopped on
-SETUP_DEADLINE = 30.0   # a job process that is not ready by then is killed
+WALL_GRACE = 0.5  # the job's own timer reports first, with the line it stopped on
+SETUP_DEADLINE = 30.0  # a job process that is not ready by then is killed
 
 
 class JobProcess:
@@ -97,8 +98,14 @@ class JobProcess:
         if self.report is None and self.frames.pending:
             self.kill_reason = self.kill_reason or "unreadable"  # it ended in the middle of a frame
         out, err = (c.text() for c in self.captures.values())
-        base = {"stdout": out, "stderr": err, "seconds": round(time.monotonic() - self.started, 4),
-                "part": None, "line": None, "column": None}
+        base = {
+            "stdout": out,
+            "stderr": err,
+            "seconds": round(time.monotonic() - self.started, 4),
+            "part": None,
+            "line": None,
+            "column": None,
+        }
         return base | outcome(self.limits, self.kill_reason, self.report, status, cpu)
 
 

@@ -4,6 +4,7 @@ The learner's code runs in that process and can write anything to the pipe: a fr
 server cannot use is that job's "crashed" verdict (FrameError), never an error in the server.
 Strings come back with lone surrogates replaced, since they cannot be encoded for the page.
 """
+
 from .framing import FrameError
 
 TEXT_CHARS = 4000
@@ -43,16 +44,20 @@ def _result(value) -> dict:
     if not set(value) <= set(_RESULT_FIELDS):
         raise FrameError("unknown result field")
     part = value.get("part")
-    return {"status": clean_text(value.get("status"), 16), "message": clean_text(value.get("message", "")),
-            "part": None if part is None else clean_text(part, 64), "line": _line(value.get("line")),
-            "column": _line(value.get("column"))}
+    return {
+        "status": clean_text(value.get("status"), 16),
+        "message": clean_text(value.get("message", "")),
+        "part": None if part is None else clean_text(part, 64),
+        "line": _line(value.get("line")),
+        "column": _line(value.get("column")),
+    }
 
 
 def job_frame(frame, ready_seen: bool) -> dict:
     """{"ready": flags} first, then {"result": ...}; {"setup_error": text} at any point."""
     if not isinstance(frame, dict) or len(frame) != 1:
         raise FrameError("not a one-field object")
-    (key, value), = frame.items()
+    ((key, value),) = frame.items()
     if key == "ready" and not ready_seen:
         return {"ready": _flags(value)}
     if key == "result" and ready_seen:

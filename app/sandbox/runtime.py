@@ -1,4 +1,5 @@
 """What the zygote loads once so that every job finds it ready: torch, single-threaded, warm."""
+
 import os
 import sys
 from pathlib import Path
@@ -9,7 +10,9 @@ from . import harness, mounts, packages
 def import_runtime() -> dict:
     os.environ["OMP_NUM_THREADS"] = "1"  # forked children deadlock in libgomp otherwise
     import math  # noqa: F401 - preloaded for the jobs
+
     import torch
+
     torch.set_num_threads(1)
     torch.set_num_interop_threads(1)
     return {"torch": torch.__version__}
@@ -32,6 +35,7 @@ def warm_up() -> None:
     """First calls of torch ops initialise lazily, and reseeding imports numpy.random: do that
     once here, not in every job (where the interpreter's files may not even be readable)."""
     import torch
+
     exec(compile(_WARM_UP, "<warm-up>", "exec"), {"torch": torch})
     harness.reseed()
 
@@ -44,6 +48,7 @@ def needed_paths() -> list[Path]:
     prefixes, torch's site-packages, the import path (but not the app's own source tree,
     which jobs never import) and the directories of every library mapped now."""
     import torch
+
     prefixes = [Path(p).resolve() for p in (sys.base_prefix, sys.prefix, sys.exec_prefix)]
     inside_prefix = lambda p: any(p == q or q in p.parents for q in prefixes)
     path = [Path(p).resolve() for p in sys.path if p]

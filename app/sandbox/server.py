@@ -5,6 +5,7 @@ few confined job processes ready, hands each request to one of them, enforces th
 from outside, and answers with a verdict once the job and everything it started are gone.
 One thread, one selector: requests from the web app, the zygote's messages, job pipes.
 """
+
 import collections
 import json
 import os
@@ -37,6 +38,7 @@ class Server:
         pid = os.fork()
         if pid == 0:
             from . import zygote
+
             zygote.main(theirs, self.config)
         theirs.close()
         self.zsock, self.zygote_pid = ours, pid
@@ -71,9 +73,16 @@ class Server:
         report |= {"wall_clock_limit": True, "process_tree_limits": True, **cgroups.protections(self.pool.cgroups)}
         accounting = cgroups.accounting(self.pool.cgroups, self.pool.cgroups_not_used)
         view = self.zygote.get("view") or {}
-        self.announcement = {"ready": {"protections": report, "plan": self.pool.plan, "accounting": accounting,
-                                       "root_view": view.get("root", []), "stdlib_importable": stdlib,
-                                       **self.pids()}}
+        self.announcement = {
+            "ready": {
+                "protections": report,
+                "plan": self.pool.plan,
+                "accounting": accounting,
+                "root_view": view.get("root", []),
+                "stdlib_importable": stdlib,
+                **self.pids(),
+            }
+        }
 
     # -- the web app's side ----------------------------------------------------------------
     def on_ctrl(self) -> None:
@@ -102,8 +111,13 @@ class Server:
         return {"server_pid": os.getpid(), "zygote_pid": self.zygote_pid, "zygote_pids": zygotes}
 
     def status(self) -> dict:
-        return {**self.pids(), **self.pool.counts(), "uid_base": self.config["uid_base"],
-                "pending": len(self.pending), "memory": usage([os.getpid(), *self.pids()["zygote_pids"]])}
+        return {
+            **self.pids(),
+            **self.pool.counts(),
+            "uid_base": self.config["uid_base"],
+            "pending": len(self.pending),
+            "memory": usage([os.getpid(), *self.pids()["zygote_pids"]]),
+        }
 
     # -- the loop --------------------------------------------------------------------------
     def serve(self) -> None:

@@ -3,6 +3,7 @@
 RSS counts the torch pages a forked job shares with the zygote once per process; PSS splits
 shared pages between their users, so its sum is what the tree really costs.
 """
+
 from .watch import parent_pids
 
 
@@ -35,7 +36,9 @@ def _kib(path: str, field: str) -> int:
 def usage(roots: list[int]) -> dict:
     """Memory of `roots` and all their descendants; `roots_rss_bytes` of the roots alone."""
     pids = descendants(roots)
-    return {"processes": len(pids),
-            "roots_rss_bytes": 1024 * sum(_kib(f"/proc/{p}/status", "VmRSS") for p in roots),
-            "rss_bytes": 1024 * sum(_kib(f"/proc/{p}/status", "VmRSS") for p in pids),
-            "pss_bytes": 1024 * sum(_kib(f"/proc/{p}/smaps_rollup", "Pss") for p in pids)}
+    return {
+        "processes": len(pids),
+        "roots_rss_bytes": 1024 * sum(_kib(f"/proc/{p}/status", "VmRSS") for p in roots),
+        "rss_bytes": 1024 * sum(_kib(f"/proc/{p}/status", "VmRSS") for p in pids),
+        "pss_bytes": 1024 * sum(_kib(f"/proc/{p}/smaps_rollup", "Pss") for p in pids),
+    }

@@ -10,6 +10,7 @@ kill only with pid 0 (its own process group), no other signalling calls, and the
 take a pid only with pid 0 (self). Comparisons are on the full 64-bit register, so a pid
 smuggled in the upper half is refused too.
 """
+
 import errno
 
 from . import linux
@@ -22,26 +23,89 @@ except (ImportError, RuntimeError):  # missing package or missing libseccomp2
 DENIED = (
     # networking of any kind, including unix sockets to local services; socketpair too, since
     # jobs share one empty network namespace, which lists every unix socket in /proc/net/unix
-    "socket", "socketpair", "connect", "bind", "listen", "accept", "accept4",
+    "socket",
+    "socketpair",
+    "connect",
+    "bind",
+    "listen",
+    "accept",
+    "accept4",
     # channels between concurrent jobs: SysV and POSIX IPC (jobs share one IPC namespace),
     # locks and change notifications on the read-only files every job sees
-    "shmget", "shmat", "shmdt", "shmctl", "semget", "semop", "semtimedop", "semctl",
-    "msgget", "msgsnd", "msgrcv", "msgctl", "mq_open", "mq_unlink", "mq_timedsend",
-    "mq_timedreceive", "mq_notify", "mq_getsetattr",
-    "flock", "inotify_init", "inotify_init1", "inotify_add_watch", "fanotify_init", "fanotify_mark",
+    "shmget",
+    "shmat",
+    "shmdt",
+    "shmctl",
+    "semget",
+    "semop",
+    "semtimedop",
+    "semctl",
+    "msgget",
+    "msgsnd",
+    "msgrcv",
+    "msgctl",
+    "mq_open",
+    "mq_unlink",
+    "mq_timedsend",
+    "mq_timedreceive",
+    "mq_notify",
+    "mq_getsetattr",
+    "flock",
+    "inotify_init",
+    "inotify_init1",
+    "inotify_add_watch",
+    "fanotify_init",
+    "fanotify_mark",
     # leaving or reshaping the sandbox
-    "unshare", "setns", "mount", "umount2", "pivot_root", "chroot", "mount_setattr",
-    "open_tree", "move_mount", "fsopen", "fsmount", "fsconfig", "fspick",
+    "unshare",
+    "setns",
+    "mount",
+    "umount2",
+    "pivot_root",
+    "chroot",
+    "mount_setattr",
+    "open_tree",
+    "move_mount",
+    "fsopen",
+    "fsmount",
+    "fsconfig",
+    "fspick",
     # reaching into other processes
-    "ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd",
+    "ptrace",
+    "process_vm_readv",
+    "process_vm_writev",
+    "pidfd_getfd",
     # large kernel attack surface a learner's code never needs
-    "bpf", "perf_event_open", "userfaultfd", "keyctl", "add_key", "request_key",
-    "io_uring_setup", "io_uring_enter", "io_uring_register",
-    "kexec_load", "init_module", "finit_module", "delete_module", "reboot",
-    "swapon", "swapoff", "acct", "syslog", "quotactl",
+    "bpf",
+    "perf_event_open",
+    "userfaultfd",
+    "keyctl",
+    "add_key",
+    "request_key",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
+    "kexec_load",
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "reboot",
+    "swapon",
+    "swapoff",
+    "acct",
+    "syslog",
+    "quotactl",
 )
-_NS_FLAGS = (linux.CLONE_NEWNS, linux.CLONE_NEWUTS, linux.CLONE_NEWIPC, linux.CLONE_NEWUSER,
-             linux.CLONE_NEWPID, linux.CLONE_NEWNET, 0x02000000, 0x00000080)  # NEWCGROUP, NEWTIME
+_NS_FLAGS = (
+    linux.CLONE_NEWNS,
+    linux.CLONE_NEWUTS,
+    linux.CLONE_NEWIPC,
+    linux.CLONE_NEWUSER,
+    linux.CLONE_NEWPID,
+    linux.CLONE_NEWNET,
+    0x02000000,
+    0x00000080,
+)  # NEWCGROUP, NEWTIME
 
 
 # fcntl commands that lock, lease or watch a file: F_GETLK, F_SETLK, F_SETLKW, their OFD
@@ -49,11 +113,24 @@ _NS_FLAGS = (linux.CLONE_NEWNS, linux.CLONE_NEWUTS, linux.CLONE_NEWIPC, linux.CL
 _FCNTL_CHANNELS = (5, 6, 7, 36, 37, 38, 1024, 1025, 1026)
 
 # (syscall, index of the pid argument or None for "always refused")
-_OTHER_PROCESSES = (("kill", 0), ("prlimit64", 0), ("sched_setaffinity", 0), ("sched_setparam", 0),
-                    ("sched_setscheduler", 0), ("setpriority", 1), ("ioprio_set", 1),
-                    ("migrate_pages", 0), ("move_pages", 0), ("get_robust_list", 0),
-                    ("tkill", None), ("tgkill", None), ("rt_sigqueueinfo", None),
-                    ("rt_tgsigqueueinfo", None), ("pidfd_open", None), ("pidfd_send_signal", None))
+_OTHER_PROCESSES = (
+    ("kill", 0),
+    ("prlimit64", 0),
+    ("sched_setaffinity", 0),
+    ("sched_setparam", 0),
+    ("sched_setscheduler", 0),
+    ("setpriority", 1),
+    ("ioprio_set", 1),
+    ("migrate_pages", 0),
+    ("move_pages", 0),
+    ("get_robust_list", 0),
+    ("tkill", None),
+    ("tgkill", None),
+    ("rt_sigqueueinfo", None),
+    ("rt_tgsigqueueinfo", None),
+    ("pidfd_open", None),
+    ("pidfd_send_signal", None),
+)
 
 
 def _add(flt, action, name: str, *args) -> None:

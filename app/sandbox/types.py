@@ -1,4 +1,5 @@
 """What the web app hands the sandbox and what it gets back."""
+
 from dataclasses import asdict, dataclass, fields
 
 # Verdict.status values:
@@ -16,13 +17,13 @@ STATUSES = ("passed", "failed", "error", "timeout", "memory", "crashed", "output
 class Limits:
     cpu_seconds: float = 5
     wall_seconds: float = 10
-    memory_bytes: int = 1 << 30      # address space above the forked image, per process
+    memory_bytes: int = 1 << 30  # address space above the forked image, per process
     max_processes: int = 16
     max_open_files: int = 64
     max_file_bytes: int = 1 << 20
-    output_bytes: int = 64 * 1024    # kept per stream; 16x this stops the job
-    work_dir_bytes: int = 16 << 20   # size of the private /tmp (a tmpfs) where available
-    work_dir_files: int = 256        # inodes of that tmpfs
+    output_bytes: int = 64 * 1024  # kept per stream; 16x this stops the job
+    work_dir_bytes: int = 16 << 20  # size of the private /tmp (a tmpfs) where available
+    work_dir_files: int = 256  # inodes of that tmpfs
 
     def as_dict(self) -> dict:
         return asdict(self)

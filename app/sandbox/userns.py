@@ -4,6 +4,7 @@ The zygote becomes root of a user namespace that maps only its own uid, plus a p
 owned by it, so that each job can still get pid, network, ipc and mount namespaces of its
 own. Jobs then run as the web app's own user (whose home is not in their root).
 """
+
 import os
 import signal
 import socket

@@ -6,6 +6,7 @@ anonymous memory each holds beyond the zygote's (what the job allocated itself; 
 shared with the zygote are not counted) and stops a job over either limit. It also catches
 process counts on hosts where RLIMIT_NPROC does not apply (uid 0 without capabilities).
 """
+
 import os
 
 INTERVAL = 0.1  # seconds between scans, and how long a job runs before it is first scanned

@@ -4,6 +4,7 @@ It never sees a learner's code (the server talks to job processes directly over 
 zygote hands it), so nothing of one learner's submission is in the memory the next job is
 forked from. It reaps its children and tells the server how each one ended.
 """
+
 import gc
 import json
 import os
@@ -45,8 +46,7 @@ class Zygote:
                     linux.setns(self.own_pid_ns, linux.CLONE_NEWPID)
             pidfd = os.pidfd_open(pid)
             self.children[pid] = (request["slot"], new_pid_ns)
-            self.send({"spawned": request["slot"], "pid": pid, "pid_namespace": new_pid_ns},
-                      [pidfd] + theirs)
+            self.send({"spawned": request["slot"], "pid": pid, "pid_namespace": new_pid_ns}, [pidfd] + theirs)
             os.close(pidfd)
         except OSError as exc:
             self.send({"spawn_failed": request["slot"], "error": str(exc)})
@@ -132,8 +132,11 @@ def _prepare(sock: socket.socket, config: dict) -> dict:
     if namespaces:
         try:
             info["view"] = mounts.prepare_shared_view(
-                runtime.needed_paths(), [Path(p) for p in config["data_dirs"]],
-                packages.site_dirs(), runtime.offered_paths(config.get("packages", packages.DEFAULT)))
+                runtime.needed_paths(),
+                [Path(p) for p in config["data_dirs"]],
+                packages.site_dirs(),
+                runtime.offered_paths(config.get("packages", packages.DEFAULT)),
+            )
         except OSError as exc:
             info["view_error"] = str(exc)
         info["shared_namespaces"] = _enter_empty_namespaces()

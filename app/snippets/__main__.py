@@ -4,6 +4,7 @@ Output is one `PATH: ok` or `PATH:LINE: problem` line per finding, like a compil
 and CI can parse it; notes on how code was run go to stderr. Exit code 0 when every file passes,
 1 otherwise, 2 on usage errors.
 """
+
 import argparse
 import asyncio
 import contextlib
@@ -14,12 +15,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ..i18n import set_language
 from app.i18n import supported
 from app.i18n.catalogs import compile_stale
+
+from ..i18n import set_language
+from ..sandbox.packages import parse_setting
 from ..sandbox.types import Verdict
 from .files import MAX_BYTES
-from ..sandbox.packages import parse_setting
 from .mutants import PER_POSITION
 from .strength import check_strength
 from .strength_report import report_data
@@ -60,11 +62,19 @@ class PlainRunner:
 
     async def _run_in(self, job, work_dir: str) -> Verdict:
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-I", "-c", f"MARK = {_MARK!r}\n{_RUNNER}", stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True, cwd=work_dir)
+            sys.executable,
+            "-I",
+            "-c",
+            f"MARK = {_MARK!r}\n{_RUNNER}",
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+            cwd=work_dir,
+        )
         try:
             out, err = await asyncio.wait_for(proc.communicate(json.dumps(job.as_dict()).encode()), self.seconds)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return Verdict("timeout", f"wall-clock limit ({self.seconds:g} s) reached")
         finally:
             if proc.returncode is None:  # timed out or cancelled: the job's whole process group goes
@@ -85,9 +95,11 @@ async def _runner(kind: str):
     if kind != "python":
         try:
             from ..sandbox import Limits, Sandbox
+
             # Its own uids: rlimits such as the process count are per uid, shared with a server's sandbox.
-            sandbox = Sandbox(Limits(cpu_seconds=10, wall_seconds=20), workers=min(4, os.cpu_count() or 1),
-                              uid_base=61000)
+            sandbox = Sandbox(
+                Limits(cpu_seconds=10, wall_seconds=20), workers=min(4, os.cpu_count() or 1), uid_base=61000
+            )
             await sandbox.start()
             print("running code in the sandbox", file=sys.stderr)
             return sandbox
@@ -126,16 +138,24 @@ async def _check_file(name: str, runner, args) -> bool:
     if path.name.startswith("_"):
         print(f"{name}: skipped (files whose name starts with '_' are not snippets)")
         return True
-    report = await validate(data, path.stem, sandbox=runner, editing=True,
-                            packages=parse_setting(os.environ.get("CODECLOZE_SANDBOX_PACKAGES")))
+    report = await validate(
+        data,
+        path.stem,
+        sandbox=runner,
+        editing=True,
+        packages=parse_setting(os.environ.get("CODECLOZE_SANDBOX_PACKAGES")),
+    )
     for problem in report.problems:
         print(problem_line(name, problem))
     if not report.ok:
         return False
     print(f"{name}: ok")
     if args.strength:
-        _print_strength(name, report.snippet, await check_strength(
-            report.snippet, runner, per_position=args.per_position, budget_seconds=args.budget))
+        _print_strength(
+            name,
+            report.snippet,
+            await check_strength(report.snippet, runner, per_position=args.per_position, budget_seconds=args.budget),
+        )
     return True
 
 
@@ -145,16 +165,21 @@ def _print_strength(name: str, snippet, strength) -> None:
     data = report_data(strength, snippet)
     not_run = data["mutants"] - data["run"]
     counts = ", ".join(f"{n} {state}" for state, n in data["counts"].items())
-    print(f"{name}: check strength {data['score']:.0%}: {data['caught']} of {data['run'] - len(data['equivalent'])} "
-          f"mutants caught" + (f", {not_run} not run" if not_run else "")
-          + f", {len(data['equivalent'])} likely equivalent; {len(data['positions'])} positions: {counts}"
-          + f" ({strength.seconds:.1f} s)")
+    print(
+        f"{name}: check strength {data['score']:.0%}: {data['caught']} of {data['run'] - len(data['equivalent'])} "
+        f"mutants caught"
+        + (f", {not_run} not run" if not_run else "")
+        + f", {len(data['equivalent'])} likely equivalent; {len(data['positions'])} positions: {counts}"
+        + f" ({strength.seconds:.1f} s)"
+    )
     for p in data["positions"]:
         print(f"{name}:{p['file_line']}:{p['column']}: {p['state']} {p['text']!r}: {p['line_text'].strip()}")
     for word, key in (("survives", "survivors"), ("likely equivalent", "equivalent")):
         for m in data[key]:
-            print(f"{name}:{m['file_line']}:{m['column']}: mutant {m['original']!r} → {m['replacement']!r} {word}: "
-                  f"{m['line_text'].strip()}")
+            print(
+                f"{name}:{m['file_line']}:{m['column']}: mutant {m['original']!r} → {m['replacement']!r} {word}: "
+                f"{m['line_text'].strip()}"
+            )
 
 
 def problem_line(name: str, problem) -> str:
@@ -166,18 +191,28 @@ def problem_line(name: str, problem) -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=_program(), description="Validate snippet files: format, id, and "
-                                     "that the reference code passes its own check.")
+    parser = argparse.ArgumentParser(
+        prog=_program(),
+        description="Validate snippet files: format, id, and that the reference code passes its own check.",
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     check = commands.add_parser("check", help="validate snippet files")
     check.add_argument("files", nargs="+", metavar="FILE")
     check.add_argument("--no-run", action="store_true", help="check the format only; run no code")
-    check.add_argument("--strength", action="store_true",
-                       help="also measure the check at every position: a few mutants each, caught or not")
-    check.add_argument("--runner", choices=("auto", "sandbox", "python"), default="auto",
-                       help="where code runs: the sandbox, a plain python subprocess, or the first that works")
-    check.add_argument("--per-position", type=int, default=PER_POSITION, metavar="N",
-                       help="mutants at most per position")
+    check.add_argument(
+        "--strength",
+        action="store_true",
+        help="also measure the check at every position: a few mutants each, caught or not",
+    )
+    check.add_argument(
+        "--runner",
+        choices=("auto", "sandbox", "python"),
+        default="auto",
+        help="where code runs: the sandbox, a plain python subprocess, or the first that works",
+    )
+    check.add_argument(
+        "--per-position", type=int, default=PER_POSITION, metavar="N", help="mutants at most per position"
+    )
     check.add_argument("--budget", type=float, default=300, metavar="SECONDS", help="time for all mutants of a file")
     return parser
 

@@ -1,4 +1,5 @@
 """Anki-style cloze markers in drill code: `{{c1::answer}}` or `{{c1::answer::hint}}`."""
+
 import re
 
 from ..i18n import _
@@ -15,7 +16,7 @@ def strip_cloze(marked: str) -> tuple[str, tuple[Blank, ...], list[tuple[int, st
     blanks: list[Blank] = []
     pos = 0
     for match in MARKER.finditer(marked):
-        out.append(marked[pos:match.start()])
+        out.append(marked[pos : match.start()])
         start = sum(map(len, out))
         answer = match.group(2)
         out.append(answer)
@@ -29,7 +30,6 @@ def strip_cloze(marked: str) -> tuple[str, tuple[Blank, ...], list[tuple[int, st
 def _malformed(marked: str) -> list[tuple[int, str]]:
     leftover = MARKER.sub(lambda m: " " * len(m.group(0)), marked)
     return [
-        (marked.count("\n", 0, m.start()) + 1,
-         _("挖空标记格式不对：应为同一行内的 {{cN::答案}} 或 {{cN::答案::提示}}"))
+        (marked.count("\n", 0, m.start()) + 1, _("挖空标记格式不对：应为同一行内的 {{cN::答案}} 或 {{cN::答案::提示}}"))
         for m in OPENING.finditer(leftover)
     ]

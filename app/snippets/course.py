@@ -4,6 +4,7 @@ From a folder or from a zip or tar archive. Archives are hostile input: members 
 and read no further than their limits whatever their headers declare (zip bombs), names with
 `..`, absolute paths and links are refused (path traversal), and nothing is ever extracted.
 """
+
 import bz2
 import gzip
 import io
@@ -127,8 +128,11 @@ def _decompressed(data: bytes) -> bytes:
     return plain
 
 
-_COMPRESSED = ((b"\x1f\x8b", lambda f: gzip.GzipFile(fileobj=f)), (b"BZh", bz2.BZ2File),
-               (b"\xfd7zXZ\x00", lzma.LZMAFile))
+_COMPRESSED = (
+    (b"\x1f\x8b", lambda f: gzip.GzipFile(fileobj=f)),
+    (b"BZh", bz2.BZ2File),
+    (b"\xfd7zXZ\x00", lzma.LZMAFile),
+)
 
 
 def _tar_members(data: bytes):

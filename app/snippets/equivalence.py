@@ -6,6 +6,7 @@ functions returned, and what values the code and check left behind (numbers, str
 shape and moments). A mutant is likely equivalent only when its mutated line ran and all of that
 matches the reference code's under every seed; code the check never runs is never "equivalent".
 """
+
 import json
 import math
 
@@ -78,8 +79,15 @@ print("\\n" + {mark!r} + __import__("json").dumps({{
 
 
 def observed_job(snippet, code: str, k: int) -> Job:
-    return Job(parts=(("seed", _PRELUDE.format(k=k, kept=_RETURNS_KEPT)), ("setup", snippet.setup),
-                      ("code", code), ("check", snippet.check), ("observe", _OBSERVE.format(mark=MARK))))
+    return Job(
+        parts=(
+            ("seed", _PRELUDE.format(k=k, kept=_RETURNS_KEPT)),
+            ("setup", snippet.setup),
+            ("code", code),
+            ("check", snippet.check),
+            ("observe", _OBSERVE.format(mark=MARK)),
+        )
+    )
 
 
 def observation(verdict) -> tuple[str, dict | None]:
@@ -101,8 +109,11 @@ def same_observation(reference, mutant, line: int) -> bool:
         return False
     if line not in seen_b.get("lines", ()):
         return False  # the check never ran that line: nothing says the change is harmless
-    return seen_a.get("lines") == seen_b.get("lines") and _close(seen_a.get("returns"), seen_b.get("returns")) \
+    return (
+        seen_a.get("lines") == seen_b.get("lines")
+        and _close(seen_a.get("returns"), seen_b.get("returns"))
         and _close(seen_a.get("values"), seen_b.get("values"))
+    )
 
 
 def _close(a, b) -> bool:

@@ -1,4 +1,5 @@
 """Problems found in a snippet file, each with the file line (and column) it is on."""
+
 from dataclasses import dataclass, replace
 
 from ..i18n import _
@@ -25,6 +26,7 @@ class Problem:
 def with_text(problems: list[Problem], source: str) -> list[Problem]:
     """Each problem with the text of its file line, as the author wrote it."""
     from .places import line_text
+
     return [replace(p, text=line_text(source, p.line)) if p.line and not p.text else p for p in problems]
 
 

@@ -1,4 +1,5 @@
 """The YAML front matter of a snippet file: split off, parsed and validated."""
+
 import re
 
 import yaml
@@ -19,7 +20,7 @@ def split_front_matter(text: str) -> tuple[str, str, int] | None:
         return None
     for i, line in enumerate(lines[1:], start=1):
         if line.strip() == "---":
-            return "\n".join(lines[1:i]), "\n".join(lines[i + 1:]), i + 1
+            return "\n".join(lines[1:i]), "\n".join(lines[i + 1 :]), i + 1
     return None
 
 
@@ -46,6 +47,7 @@ def load_meta(raw: str, problems: list[Problem]) -> dict | None:
 
 def clean_meta(meta: dict, problems: list[Problem]) -> dict:
     """The known keys, typed; a problem for each missing, unknown or ill-typed one."""
+
     def bad(message: str) -> None:
         problems.append(Problem(1, message))
 
@@ -79,8 +81,11 @@ def clean_meta(meta: dict, problems: list[Problem]) -> dict:
             out["order"] = meta["order"]
     if "rates" in meta:
         rates = meta["rates"]
-        if (not isinstance(rates, list) or not rates
-                or not all(type(r) is int and RATE_MIN <= r <= RATE_MAX for r in rates)):
+        if (
+            not isinstance(rates, list)
+            or not rates
+            or not all(type(r) is int and RATE_MIN <= r <= RATE_MAX for r in rates)
+        ):
             bad(_("'rates' 必须是 %(lo)s 到 %(hi)s 之间的整数列表", lo=RATE_MIN, hi=RATE_MAX))
         else:
             out["rates"] = tuple(sorted(set(rates)))

@@ -1,4 +1,5 @@
 """Imports a snippet's code makes that the sandbox does not offer (CODECLOZE_SANDBOX_PACKAGES)."""
+
 import ast
 
 from ..i18n import _
@@ -31,8 +32,17 @@ def import_problems(snippet: Snippet, importable: frozenset[str], offered: tuple
         start = block_start(snippet.source, part) or 0
         for line, column, module in imported(getattr(snippet, part)):
             if module not in importable:
-                problems.append(Problem(start + line, _(
-                    "代码导入了 %(name)s，但沙箱里只有标准库和 %(setting)s 设置列出的包（现在是：%(offered)s）及其依赖；"
-                    "请让管理员把 %(name)s 所在的包加入 %(setting)s。",
-                    name=module, setting=SETTING, offered=", ".join(offered)), column))
+                problems.append(
+                    Problem(
+                        start + line,
+                        _(
+                            "代码导入了 %(name)s，但沙箱里只有标准库和 %(setting)s 设置列出的包（现在是：%(offered)s）及其依赖；"
+                            "请让管理员把 %(name)s 所在的包加入 %(setting)s。",
+                            name=module,
+                            setting=SETTING,
+                            offered=", ".join(offered),
+                        ),
+                        column,
+                    )
+                )
     return problems

@@ -1,4 +1,5 @@
 """What a sandbox verdict's status and a snippet's parts are called, in the UI language."""
+
 from app.i18n import _
 
 

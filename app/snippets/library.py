@@ -1,4 +1,5 @@
 """Every snippet the server knows: the current version of each, and every version ever served."""
+
 from pathlib import Path
 from typing import Protocol
 
@@ -11,6 +12,7 @@ from .parse import SNIPPET_ID, parse_snippet
 
 class Archive(Protocol):
     """Where every version ever served is kept (the database)."""
+
     def source(self, snippet_id: str, version: str) -> str | None: ...
     def keep_version(self, snippet_id: str, version: str, source: str) -> None: ...
 

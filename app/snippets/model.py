@@ -1,10 +1,12 @@
 """What a parsed snippet file is: plain frozen data, no behaviour beyond lookups."""
+
 from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
 class Blank:
     """A fixed (cloze) blank: a character range of the reference code."""
+
     index: int
     group: int
     start: int
@@ -16,6 +18,7 @@ class Blank:
 @dataclass(frozen=True)
 class Segment:
     """A piece of the body in file order: prose (Markdown) or one of the three code blocks."""
+
     kind: str  # "prose" | "setup" | "code" | "check"
     text: str
 

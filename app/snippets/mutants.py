@@ -5,6 +5,7 @@ operator, a changed number or string) and still compiles, so only the check can 
 Every eligible position gets a few; they depend on the code alone (the random draws are seeded
 by its text), so an edit of the check alone is measured against exactly the same mutants.
 """
+
 import ast
 import hashlib
 import random
@@ -16,11 +17,36 @@ from .model import Snippet
 PER_POSITION = 3  # mutants at most per eligible token
 # The operators a learner might write instead. Brackets, commas, colons and dots are left out:
 # swapping them gives syntax errors, which say nothing about the check.
-OPERATORS = {"+": ("-", "*"), "-": ("+", "/"), "*": ("/", "+"), "/": ("*", "//"), "@": ("*",),
-             "//": ("/", "%"), "%": ("//",), "**": ("*",), "<": (">", "<="), ">": ("<", ">="),
-             "<=": (">=", "<"), ">=": ("<=", ">"), "==": ("!=",), "!=": ("==",), "&": ("|",), "|": ("&",),
-             "^": ("|",), "<<": (">>",), ">>": ("<<",), "+=": ("-=", "*="), "-=": ("+=",), "*=": ("/=", "+="),
-             "/=": ("*=",), "//=": ("/=",), "%=": ("//=",), "@=": ("*=",), "**=": ("*=",), "~": ("-",)}
+OPERATORS = {
+    "+": ("-", "*"),
+    "-": ("+", "/"),
+    "*": ("/", "+"),
+    "/": ("*", "//"),
+    "@": ("*",),
+    "//": ("/", "%"),
+    "%": ("//",),
+    "**": ("*",),
+    "<": (">", "<="),
+    ">": ("<", ">="),
+    "<=": (">=", "<"),
+    ">=": ("<=", ">"),
+    "==": ("!=",),
+    "!=": ("==",),
+    "&": ("|",),
+    "|": ("&",),
+    "^": ("|",),
+    "<<": (">>",),
+    ">>": ("<<",),
+    "+=": ("-=", "*="),
+    "-=": ("+=",),
+    "*=": ("/=", "+="),
+    "/=": ("*=",),
+    "//=": ("/=",),
+    "%=": ("//=",),
+    "@=": ("*=",),
+    "**=": ("*=",),
+    "~": ("-",),
+}
 STRINGS = {"-inf": "inf", "inf": "-inf", "+inf": "-inf", "nan": "inf"}
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
@@ -58,7 +84,7 @@ def mutants(snippet: Snippet, per_position: int = PER_POSITION) -> list[Mutant]:
         column = span.start - code.rfind("\n", 0, span.start)
         made = 0
         for new in _replacements(span.text, kind, line, pool, rng):
-            if made < per_position and _compiles(mutated := code[:span.start] + new + code[span.end:]):
+            if made < per_position and _compiles(mutated := code[: span.start] + new + code[span.end :]):
                 out.append(Mutant(span.index, line, column, span.text, new, mutated))
                 made += 1
     return out
@@ -70,7 +96,7 @@ def _kind(span: Span, spans: tuple[Span, ...], code: str, bound: set[str]) -> st
     text = span.text
     if text.isidentifier():
         before = spans[span.index - 1] if span.index else None
-        if before and before.text == "." and not code[before.end:span.start].strip():
+        if before and before.text == "." and not code[before.end : span.start].strip():
             return "attribute"
         return "variable" if text in bound else "name"
     if text[0].isdigit() or (text[0] == "." and text[1:2].isdigit()):
@@ -142,7 +168,8 @@ def _scopes(tree: ast.Module) -> list[tuple[range, set[str]]]:
     """The lines of the module and of each function, with the variables each binds itself."""
     functions = [n for n in ast.walk(tree) if isinstance(n, _FUNCTIONS)]
     return [(range(1, 1 << 30), _bound_in(tree))] + [
-        (range(f.lineno, (f.end_lineno or f.lineno) + 1), _bound_in(f)) for f in functions]
+        (range(f.lineno, (f.end_lineno or f.lineno) + 1), _bound_in(f)) for f in functions
+    ]
 
 
 def _bound_in(scope: ast.AST) -> set[str]:

@@ -3,6 +3,7 @@
 Teachers bring code from projects that already run 3.12; the parser's own words ("invalid
 syntax") do not tell them that the file is fine and the server is older.
 """
+
 import re
 import sys
 
@@ -11,7 +12,7 @@ FORMS = (
     (re.compile(r"^\s*(async\s+)?def\s+\w+\s*\["), "def f[T]()", "3.12"),
     (re.compile(r"^\s*class\s+\w+\s*\["), "class C[T]", "3.12"),
     (re.compile(r"^\s*type\s+\w+\s*(\[[^\]]*\])?\s*="), "type X = …", "3.12"),
-    (re.compile(r"""\bf(['"]).*\{[^}]*\1"""), "f\"{x[\"k\"]}\"", "3.12"),
+    (re.compile(r"""\bf(['"]).*\{[^}]*\1"""), 'f"{x["k"]}"', "3.12"),
 )
 
 

@@ -1,4 +1,5 @@
 """Snippet file text → Snippet, or SnippetInvalid listing every problem with its line."""
+
 import hashlib
 import re
 import tokenize
@@ -53,8 +54,12 @@ def _code_parts(fences, offset: int, problems: list[Problem]) -> dict:
         found = [f for f in fences if f.kind == kind]
         info = "python" if kind == "code" else f"python {kind}"
         if len(found) > 1 or (not found and kind != "setup"):
-            problems.append(Problem(found[1].first + offset + 1 if len(found) > 1 else None,
-                                    _("需要%(need)s ```%(info)s 代码块，实际有 %(n)s 个", need=need, info=info, n=len(found))))
+            problems.append(
+                Problem(
+                    found[1].first + offset + 1 if len(found) > 1 else None,
+                    _("需要%(need)s ```%(info)s 代码块，实际有 %(n)s 个", need=need, info=info, n=len(found)),
+                )
+            )
         if not found:
             continue
         fence = found[0]
@@ -98,15 +103,20 @@ def _syntax_problem(err: SyntaxError, source: str, info: str, first_line: int, m
         column = marked_column(marked_lines[number - 1], column) if number <= len(marked_lines) else column
     message = _("```%(info)s 代码块有语法错误：%(err)s", info=info, err=err.msg)
     if (newer := newer_form(text)) is not None:
-        message = _("这台服务器运行 Python %(running)s；`%(form)s` 需要 Python %(needs)s（%(err)s）",
-                    running=running(), form=newer[0], needs=newer[1], err=message)
+        message = _(
+            "这台服务器运行 Python %(running)s；`%(form)s` 需要 Python %(needs)s（%(err)s）",
+            running=running(),
+            form=newer[0],
+            needs=newer[1],
+            err=message,
+        )
     return Problem(first_line + number - 1, message, column)
 
 
 def _segments(lines: list[str], fences, code: dict) -> tuple[Segment, ...]:
     out, pos = [], 0
     for fence in fences:
-        out.append(Segment("prose", "\n".join(lines[pos:fence.first]).strip()))
+        out.append(Segment("prose", "\n".join(lines[pos : fence.first]).strip()))
         out.append(Segment(fence.kind, code[fence.kind]))
         pos = fence.last
     out.append(Segment("prose", "\n".join(lines[pos:]).strip()))
@@ -119,14 +129,22 @@ def _sections(lines, headings, start: int, offset: int, problems: list[Problem])
     questions = []
     for i, head in enumerate(h2):
         end = h2[i + 1].line if i + 1 < len(h2) else len(lines)
-        text = "\n".join(lines[head.line + 1:end]).strip()
+        text = "\n".join(lines[head.line + 1 : end]).strip()
         kind = reserved_kind(head.text)
         if kind is None:
-            problems.append(Problem(head.line + offset + 1, _("保留小节之后出现了未知的小节 '## %(text)s'（保留小节：提示/Hints、参考答案/Reference answers、解析/Explanation、问题/Question）", text=head.text)))
+            problems.append(
+                Problem(
+                    head.line + offset + 1,
+                    _(
+                        "保留小节之后出现了未知的小节 '## %(text)s'（保留小节：提示/Hints、参考答案/Reference answers、解析/Explanation、问题/Question）",
+                        text=head.text,
+                    ),
+                )
+            )
         elif kind == "hints":
             out["hints"] = tuple(list_items(text)) or (text,)
         elif kind == "question":
-            questions.append(_question(head, lines[head.line + 1:end], offset, problems))
+            questions.append(_question(head, lines[head.line + 1 : end], offset, problems))
         else:
             out[kind] = text
     out["questions"] = tuple(q for q in questions if q)
@@ -136,9 +154,10 @@ def _sections(lines, headings, start: int, offset: int, problems: list[Problem])
 def _question(head, lines: list[str], offset: int, problems: list[Problem]) -> Question | None:
     for i, line in enumerate(lines):
         if line.startswith("### ") and line[4:].strip().lower().startswith(ANSWER_HEADINGS):
-            prompt, answer = "\n".join(lines[:i]).strip(), "\n".join(lines[i + 1:]).strip()
+            prompt, answer = "\n".join(lines[:i]).strip(), "\n".join(lines[i + 1 :]).strip()
             if prompt and answer:
                 return Question(head.text.strip(), prompt, answer)
-    problems.append(Problem(head.line + offset + 1,
-                            _("问题 '%(text)s' 需要题目，然后是 '### 参考答案' 和参考答案", text=head.text)))
+    problems.append(
+        Problem(head.line + offset + 1, _("问题 '%(text)s' 需要题目，然后是 '### 参考答案' 和参考答案", text=head.text))
+    )
     return None

@@ -5,6 +5,7 @@ and of the reference code, whose cloze markers are removed; an author edits the 
 problem, survivor and verdict is reported at a `Place` of the file, the same in the API, the
 pages and the CLI.
 """
+
 from dataclasses import dataclass
 
 from .cloze import MARKER

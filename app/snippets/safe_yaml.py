@@ -1,5 +1,6 @@
 """YAML for front matter, bounded: no aliases (a 2 KB alias bomb expands to gigabytes, and
 front matter never needs them) and no more than a few kilobytes of text."""
+
 import yaml
 from yaml.composer import ComposerError
 

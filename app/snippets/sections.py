@@ -1,4 +1,5 @@
 """The Markdown structure of a snippet body: code fences and reserved sections, by line."""
+
 from dataclasses import dataclass
 
 from markdown_it import MarkdownIt
@@ -58,6 +59,6 @@ def list_items(text: str) -> list[str]:
             first, last = tok.map
             head = lines[first].lstrip()
             marker = len(head) - len(head.lstrip("-*+0123456789.)"))
-            body = [head[marker:].strip(), *(ln.strip() for ln in lines[first + 1:last])]
+            body = [head[marker:].strip(), *(ln.strip() for ln in lines[first + 1 : last])]
             items.append("\n".join(body).strip())
     return items

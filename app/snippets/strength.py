@@ -5,13 +5,14 @@ A position is *caught* when the check catches every mutant there (likely equival
 aside), *weak* when some survive, *blind* when none is caught, *untested* when no mutant could be
 made or run. Only at caught positions can a passing run vouch for an answer token match rejects.
 """
+
 import asyncio
 import time
 from dataclasses import dataclass
 
-from .jobs import job_for
 from ..sandbox.types import SandboxBusy, SandboxUnavailable
 from .equivalence import observed_job, same_observation
+from .jobs import job_for
 from .model import Snippet
 from .mutants import PER_POSITION, Mutant, mutants
 
@@ -95,8 +96,9 @@ class StrengthReport:
         return frozenset(p.span_index for p in self.positions if p.state == "caught")
 
 
-async def check_strength(snippet: Snippet, sandbox, *, per_position: int = PER_POSITION,
-                         budget_seconds: float = 300, on_progress=None) -> StrengthReport:
+async def check_strength(
+    snippet: Snippet, sandbox, *, per_position: int = PER_POSITION, budget_seconds: float = 300, on_progress=None
+) -> StrengthReport:
     """Runs every mutant against the check; meant for a snippet whose reference code passes.
 
     Mutants not finished within the budget are reported as "not run", never as caught.
@@ -139,6 +141,7 @@ async def _mark_equivalent(snippet: Snippet, results: list[MutantResult], run, p
 def _positions(snippet: Snippet, results: list[MutantResult]) -> tuple[Position, ...]:
     """Every eligible token, with its mutants' results (none where no mutant could be made)."""
     from ..engine.tokens import eligible_spans
+
     by_span: dict[int, list[MutantResult]] = {}
     for result in results:
         by_span.setdefault(result.mutant.span_index, []).append(result)
@@ -174,6 +177,6 @@ async def _verdict(sandbox, job, deadline: float):
             return await asyncio.wait_for(sandbox.run(job), left)
         except SandboxBusy:
             await asyncio.sleep(min(BUSY_RETRY_SECONDS, left))
-        except (asyncio.TimeoutError, SandboxUnavailable):
+        except (TimeoutError, SandboxUnavailable):
             return None
     return None

@@ -2,17 +2,18 @@
 
 Every problem found is reported at once, so an author fixes a file in one pass.
 """
+
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .jobs import job_for
-from .labels import part_label, status_label
 from ..i18n import _
-from ..sandbox.types import SandboxBusy, SandboxUnavailable, Verdict
 from ..sandbox.packages import importable
+from ..sandbox.types import SandboxBusy, SandboxUnavailable, Verdict
 from .errors import Problem, SnippetInvalid, with_text
 from .files import MAX_BYTES, decode
 from .imports import import_problems
+from .jobs import job_for
+from .labels import part_label, status_label
 from .model import Snippet
 from .parse import parse_snippet
 from .places import file_place
@@ -29,9 +30,15 @@ class Report:
         return not self.problems
 
 
-async def validate(data: bytes | str, snippet_id: str, *, sandbox=None,
-                   taken: Callable[[str], bool] = lambda i: False, editing: bool = False,
-                   packages: tuple[str, ...] | None = None) -> Report:
+async def validate(
+    data: bytes | str,
+    snippet_id: str,
+    *,
+    sandbox=None,
+    taken: Callable[[str], bool] = lambda i: False,
+    editing: bool = False,
+    packages: tuple[str, ...] | None = None,
+) -> Report:
     """Size and encoding, format, a free id (unless editing), imports the sandbox offers
     (`packages`: the distributions it offers; None: no check), then the reference run when a
     sandbox is given. The run needs a parsed snippet, so it is skipped when the format is bad
@@ -43,8 +50,11 @@ async def validate(data: bytes | str, snippet_id: str, *, sandbox=None,
 
 async def _validate(data, snippet_id, sandbox, taken, editing, packages) -> Report:
     path = f"{snippet_id}.md"
-    id_problems = [] if editing or not taken(snippet_id) else [
-        Problem(None, _("编号 %(id)s 已被占用，请换一个。", id=snippet_id))]
+    id_problems = (
+        []
+        if editing or not taken(snippet_id)
+        else [Problem(None, _("编号 %(id)s 已被占用，请换一个。", id=snippet_id))]
+    )
     try:
         text = decode(_as_bytes(data), path)
         snippet = parse_snippet(text, snippet_id, path)
@@ -91,8 +101,11 @@ def verdict_problem(snippet: Snippet, verdict: Verdict) -> Problem | None:
     if verdict.status == "timeout":
         message = _("参考代码和检查没有在时限内运行完：%(detail)s", detail=verdict.message)
     else:
-        message = _("参考代码没有通过自己的检查：%(status)s — %(detail)s",
-                    status=status_label(verdict.status), detail=verdict.message or status_label(verdict.status))
+        message = _(
+            "参考代码没有通过自己的检查：%(status)s — %(detail)s",
+            status=status_label(verdict.status),
+            detail=verdict.message or status_label(verdict.status),
+        )
     if verdict.part and verdict.line:
         message += _("（%(part)s 第 %(line)s 行）", part=part_label(verdict.part), line=verdict.line)
     place = file_place(snippet.source, verdict.part, verdict.line, verdict.column)

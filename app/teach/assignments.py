@@ -3,13 +3,15 @@
 The same rules for the class page's form and `POST /api/classes/{code}/assignments`; every
 refusal is a 4xx in the teacher's language that changes nothing.
 """
+
 import json
 from datetime import date
 
-from ..classes import assignments
-from app.web.errors import UserError
-from ..i18n import _
 from app.learn.drills import parse_rate, parse_unit
+from app.web.errors import UserError
+
+from ..classes import assignments
+from ..i18n import _
 
 MAX_REVIEWS = 30
 
@@ -51,8 +53,15 @@ def values(fields: dict, library) -> dict:
     rate = None if fixed else parse_rate(_text(fields.get("rate")))
     unit = None if fixed else parse_unit(unit)
     target, goal = _target(fields.get("target"))
-    return {"snippet_id": snippet.id, "mode": "fixed" if fixed else "random", "rate": rate, "unit": unit,
-            "target": target, "goal": goal, "due": _due(fields.get("due"))}
+    return {
+        "snippet_id": snippet.id,
+        "mode": "fixed" if fixed else "random",
+        "rate": rate,
+        "unit": unit,
+        "target": target,
+        "goal": goal,
+        "due": _due(fields.get("due")),
+    }
 
 
 def _text(value) -> str | None:
@@ -61,8 +70,8 @@ def _text(value) -> str | None:
 
 def _target(raw) -> tuple[str, float]:
     if not isinstance(raw, dict) or len(raw) != 1:
-        raise UserError(422, _("目标必须是 {\"accuracy\": 0.9} 或 {\"reviews\": 3} 之一。"))
-    (kind, number), = raw.items()
+        raise UserError(422, _('目标必须是 {"accuracy": 0.9} 或 {"reviews": 3} 之一。'))
+    ((kind, number),) = raw.items()
     if isinstance(number, bool) or not isinstance(number, (int, float)):
         raise UserError(422, _("目标必须是数字。"))
     if kind == "accuracy" and 0 < number <= 1:
@@ -73,7 +82,7 @@ def _target(raw) -> tuple[str, float]:
         raise UserError(422, _("正确率目标必须大于 0、至多 1（即 100%%）。"))
     if kind == "reviews":
         raise UserError(422, _("复习次数目标必须是 1 到 %(n)s 之间的整数。", n=MAX_REVIEWS))
-    raise UserError(422, _("目标必须是 {\"accuracy\": 0.9} 或 {\"reviews\": 3} 之一。"))
+    raise UserError(422, _('目标必须是 {"accuracy": 0.9} 或 {"reviews": 3} 之一。'))
 
 
 def _due(raw) -> str:

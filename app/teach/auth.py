@@ -1,19 +1,20 @@
 """Teacher access: one token, a signed session cookie, CSRF tokens and a back-off of wrong tokens."""
+
 import hmac
 import logging
-import re
 import math
+import re
 import secrets
 
 from fastapi import Request
 from fastapi.responses import Response
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
+from app.i18n import _
+from app.settings import Settings
 from app.teach.backoff import Backoff
 from app.web.errors import UserError
-from app.i18n import _
 from app.web.keys import ConfigError, derived
-from app.settings import Settings
 
 SESSION_COOKIE = "cc_teacher"
 MIN_TOKEN_CHARS = 16  # the right token always signs in, so its length is what defends against guessing
@@ -27,9 +28,11 @@ class TeacherAuth:
         # same token, printed once at start-up.
         self.token = settings.teacher_token or derived(secret, "teacher-login")
         if len(self.token.strip()) < MIN_TOKEN_CHARS:
-            raise ConfigError(f"CODECLOZE_TEACHER_TOKEN has {len(self.token.strip())} characters; it must have at "
-                              f"least {MIN_TOKEN_CHARS} (e.g. from `python -c 'import secrets; "
-                              "print(secrets.token_urlsafe(24))'`), or leave it unset to have one made.")
+            raise ConfigError(
+                f"CODECLOZE_TEACHER_TOKEN has {len(self.token.strip())} characters; it must have at "
+                f"least {MIN_TOKEN_CHARS} (e.g. from `python -c 'import secrets; "
+                "print(secrets.token_urlsafe(24))'`), or leave it unset to have one made."
+            )
         self.generated = settings.teacher_token is None
         self.max_age = int(settings.session_hours * 3600)
         self._signer = URLSafeTimedSerializer(secret, salt="teacher")
@@ -61,8 +64,15 @@ class TeacherAuth:
         # `sid` and the optional name say which teacher did what (they share one token).
         value = self._signer.dumps({"csrf": secrets.token_urlsafe(16), "sid": secrets.token_hex(3), "name": name})
         # The cookie outlives the signature so an expired session can say so, not just vanish.
-        response.set_cookie(SESSION_COOKIE, value, max_age=self.max_age + 86400, httponly=True, samesite="strict",
-                            secure=secure, path="/")
+        response.set_cookie(
+            SESSION_COOKIE,
+            value,
+            max_age=self.max_age + 86400,
+            httponly=True,
+            samesite="strict",
+            secure=secure,
+            path="/",
+        )
 
     def session(self, request: Request) -> dict | None:
         """The teacher's session, None without one; a UserError when it has expired."""

@@ -1,12 +1,12 @@
 """Exponential back-off of failures by key (an address, or everyone): after `free` failures each
 further one doubles the wait, up to `cap` seconds; a quiet spell as long as `forget` clears it."""
+
 import collections
 import time
 
 
 class Backoff:
-    def __init__(self, free: int, base: float = 1.0, cap: float = 300.0, forget: float = 600.0,
-                 remembered: int = 4096):
+    def __init__(self, free: int, base: float = 1.0, cap: float = 300.0, forget: float = 600.0, remembered: int = 4096):
         self.free, self.base, self.cap, self.forget, self.remembered = free, base, cap, forget, remembered
         self.failures: collections.OrderedDict[str, tuple[int, float]] = collections.OrderedDict()
 

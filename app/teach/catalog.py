@@ -3,13 +3,14 @@
 Every change is committed first and shown to learners after: a write the database refuses
 changes nothing, and a restart serves exactly what was confirmed.
 """
+
 import asyncio
 import logging
 
 from app.db.snippet_rows import SnippetRows
+from app.snippets.course import parse_index
 from app.snippets.library import SnippetLibrary
 from app.snippets.model import Snippet
-from app.snippets.course import parse_index
 from app.snippets.parse import parse_snippet
 
 log = logging.getLogger("codecloze")
@@ -36,8 +37,10 @@ class Catalog:
     def save_course(self, snippets: list[Snippet], index: tuple[str, str] | None, publish: bool) -> None:
         """A whole course in one transaction: new snippets are drafts unless `publish`; edited
         ones keep their state (or are published). `index`: (version, text) of its `_index.md`."""
-        items = [(s.id, s.version, s.source, publish or (self.is_uploaded(s.id) and self.is_published(s.id)))
-                 for s in snippets]
+        items = [
+            (s.id, s.version, s.source, publish or (self.is_uploaded(s.id) and self.is_published(s.id)))
+            for s in snippets
+        ]
         self.rows.save_course(items, index)
         for snippet, item in zip(snippets, items):
             self._mark(snippet.id)

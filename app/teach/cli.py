@@ -4,6 +4,7 @@ Same rules as `POST /api/import`: every file validated (its reference code run i
 every problem of every file printed, and all saved in one transaction or nothing. Settings come
 from the environment (CODECLOZE_*, DATABASE_URL), as for the server.
 """
+
 import argparse
 import asyncio
 import os
@@ -26,10 +27,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _catalog(settings: Settings):
-    from app.teach.catalog import Catalog
     from app.db.snippet_rows import SnippetRows
-    from app.snippets.library import SnippetLibrary
     from app.db.store import Store
+    from app.snippets.library import SnippetLibrary
+    from app.teach.catalog import Catalog
+
     settings.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)  # as the server makes it
     if not settings.database_url:
         os.close(os.open(settings.data_dir / "codecloze.db", os.O_CREAT | os.O_WRONLY, 0o600))
@@ -46,16 +48,24 @@ async def _sandbox(settings: Settings, skip: bool):
     if skip or not settings.execution:
         return None
     from app.sandbox import Limits, Sandbox
-    limits = Limits(cpu_seconds=settings.cpu_seconds, wall_seconds=settings.wall_seconds,
-                    memory_bytes=settings.memory_mb << 20)
-    sandbox = Sandbox(limits, workers=min(4, settings.workers), data_dirs=(settings.data_dir,),
-                      packages=settings.package_names, uid_base=61000)  # uids of its own, as codecloze-check
+
+    limits = Limits(
+        cpu_seconds=settings.cpu_seconds, wall_seconds=settings.wall_seconds, memory_bytes=settings.memory_mb << 20
+    )
+    sandbox = Sandbox(
+        limits,
+        workers=min(4, settings.workers),
+        data_dirs=(settings.data_dir,),
+        packages=settings.package_names,
+        uid_base=61000,
+    )  # uids of its own, as codecloze-check
     await sandbox.start()
     return sandbox
 
 
 def print_report(folder: str, report) -> None:
     from app.snippets.__main__ import problem_line
+
     for name, problems in report.problems.items():
         for problem in problems:
             print(problem_line(str(Path(folder) / name), problem))
@@ -66,6 +76,7 @@ def print_report(folder: str, report) -> None:
 async def _import(args) -> int:
     from app.snippets.course import read_dir
     from app.teach.course_import import import_course
+
     settings = Settings()
     folder = Path(args.folder)
     if not folder.is_dir():
@@ -74,8 +85,9 @@ async def _import(args) -> int:
     catalog = _catalog(settings)
     sandbox = await _sandbox(settings, args.no_run)
     try:
-        report = await import_course(read_dir(folder), catalog, sandbox=sandbox,
-                                     packages=settings.package_names, publish=args.publish)
+        report = await import_course(
+            read_dir(folder), catalog, sandbox=sandbox, packages=settings.package_names, publish=args.publish
+        )
     finally:
         if sandbox is not None:
             await sandbox.close()

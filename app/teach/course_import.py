@@ -1,5 +1,6 @@
 """Importing a course at once: every file validated, every problem of every file reported, and
 all of it saved in one transaction or nothing (`codecloze import DIR`, `POST /api/import`)."""
+
 from dataclasses import dataclass
 
 from ..i18n import _
@@ -22,9 +23,14 @@ class ImportReport:
         return not any(self.problems.values())
 
     def as_json(self) -> dict:
-        return {"saved": self.saved, "snippets": [s.id for s in self.snippets],
-                "files": [{"file": name, "ok": not found, "problems": [p.as_json() for p in found]}
-                          for name, found in self.problems.items()]}
+        return {
+            "saved": self.saved,
+            "snippets": [s.id for s in self.snippets],
+            "files": [
+                {"file": name, "ok": not found, "problems": [p.as_json() for p in found]}
+                for name, found in self.problems.items()
+            ],
+        }
 
 
 async def import_course(files: dict[str, bytes], catalog, *, sandbox, packages, publish: bool) -> ImportReport:
@@ -38,8 +44,7 @@ async def import_course(files: dict[str, bytes], catalog, *, sandbox, packages, 
         found, snippet = await _snippet(name, files[name], catalog, sandbox, packages)
         problems[name] = found
         snippets += [snippet] if snippet else []
-    index = _index(files, {s.id for s in snippets} | {s.id for s in catalog.library.all(include_hidden=True)},
-                   problems)
+    index = _index(files, {s.id for s in snippets} | {s.id for s in catalog.library.all(include_hidden=True)}, problems)
     if not snippets and not any(problems.values()):
         problems["."] = [Problem(None, _("没有找到任何片段文件（.md）。"))]
     report = ImportReport(problems, snippets)
@@ -52,7 +57,9 @@ async def import_course(files: dict[str, bytes], catalog, *, sandbox, packages, 
 async def _snippet(name: str, data: bytes, catalog, sandbox, packages) -> tuple[list[Problem], Snippet | None]:
     snippet_id = name.removesuffix(".md")
     if snippet_id in catalog.bundled:
-        return [Problem(None, _("“%(id)s” 是随程序发布的内置片段，不能导入覆盖；请换一个文件名（id）。", id=snippet_id))], None
+        return [
+            Problem(None, _("“%(id)s” 是随程序发布的内置片段，不能导入覆盖；请换一个文件名（id）。", id=snippet_id))
+        ], None
     report = await validate(data, snippet_id, sandbox=sandbox, editing=True, packages=packages)
     return report.problems, report.snippet if report.ok else None
 
@@ -72,6 +79,8 @@ def _index(files: dict[str, bytes], known: set[str], problems: dict) -> tuple[st
     for snippet_id in dict.fromkeys(index.order):
         if snippet_id not in known:
             line = next((n for n, t in enumerate(lines, 1) if snippet_id in t), None)
-            found.append(Problem(line, _("sections 里的 “%(id)s” 既不在导入的文件里，也不在服务器上。", id=snippet_id[:64])))
+            found.append(
+                Problem(line, _("sections 里的 “%(id)s” 既不在导入的文件里，也不在服务器上。", id=snippet_id[:64]))
+            )
     problems[INDEX] = with_text(found, text)
     return version_of(text), text

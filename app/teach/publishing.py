@@ -1,15 +1,16 @@
 """What teachers do to snippets, shared by the teacher pages and the JSON API."""
+
 from dataclasses import dataclass
 
 from fastapi import Request
 
-from app.web import deps
-from app.web.errors import UserError
 from app.i18n import _
 from app.snippets.errors import Problem
 from app.snippets.model import Snippet
 from app.snippets.places import file_place
 from app.snippets.validate import Report, validate
+from app.web import deps
+from app.web.errors import UserError
 
 
 @dataclass(frozen=True)
@@ -29,16 +30,23 @@ def uploaded_or_404(request: Request, snippet_id: str) -> Snippet:
 def changeable_or_403(request: Request, snippet_id: str) -> Snippet:
     snippet = uploaded_or_404(request, snippet_id)
     if snippet_id in deps.catalog(request).bundled:
-        raise UserError(403, _("“%(id)s” 是随程序发布的内置片段，不能在这里修改；请以新 id 上传一份副本。", id=snippet_id))
+        raise UserError(
+            403, _("“%(id)s” 是随程序发布的内置片段，不能在这里修改；请以新 id 上传一份副本。", id=snippet_id)
+        )
     return snippet
 
 
 async def submit(request: Request, data: bytes | str, snippet_id: str, *, editing: bool) -> Outcome:
     """Validate an upload or edit; save it only when every rule holds."""
     catalog = deps.catalog(request)
-    report = await validate(data, snippet_id, sandbox=request.app.state.sandbox, editing=editing,
-                            taken=lambda i: deps.library(request).get(i) is not None,
-                            packages=deps.settings(request).package_names)
+    report = await validate(
+        data,
+        snippet_id,
+        sandbox=request.app.state.sandbox,
+        editing=editing,
+        taken=lambda i: deps.library(request).get(i) is not None,
+        packages=deps.settings(request).package_names,
+    )
     if editing and snippet_id in catalog.bundled:
         report = Report([*report.problems, Problem(None, _("内置片段不能修改。"))], report.snippet, report.verdict)
     if not report.ok:
@@ -65,20 +73,36 @@ def status_of(request: Request, snippet: Snippet) -> str:
 
 def summary(request: Request, s: Snippet) -> dict:
     """A snippet as JSON clients see it (the API and the teacher pages alike)."""
-    return {"id": s.id, "version": s.version, "title": s.title, "level": s.level, "status": status_of(request, s),
-            "exercise": s.is_exercise}
+    return {
+        "id": s.id,
+        "version": s.version,
+        "title": s.title,
+        "level": s.level,
+        "status": status_of(request, s),
+        "exercise": s.is_exercise,
+    }
 
 
 def report_json(report: Report) -> dict:
     verdict = report.verdict
-    return {"problems": [p.as_json() for p in report.problems],
-            "verdict": None if verdict is None else {"status": verdict.status, "message": verdict.message,
-                                                     "seconds": round(verdict.seconds, 4),
-                                                     "place": _verdict_place(report)}}
+    return {
+        "problems": [p.as_json() for p in report.problems],
+        "verdict": None
+        if verdict is None
+        else {
+            "status": verdict.status,
+            "message": verdict.message,
+            "seconds": round(verdict.seconds, 4),
+            "place": _verdict_place(report),
+        },
+    }
 
 
 def _verdict_place(report: Report) -> dict | None:
     verdict, snippet = report.verdict, report.snippet
-    place = file_place(snippet.source, verdict.part, verdict.line, verdict.column) \
-        if snippet and not verdict.passed else None
+    place = (
+        file_place(snippet.source, verdict.part, verdict.line, verdict.column)
+        if snippet and not verdict.passed
+        else None
+    )
     return place.as_json() if place else None

@@ -3,6 +3,7 @@ edit (or the first time a learner's answer needs one), so pages stay usable and 
 
 Progress and the finished report go to the database: every worker and host grades by them.
 """
+
 import asyncio
 import contextlib
 import secrets
@@ -63,8 +64,17 @@ class StrengthJobs:
         self._forget_old()
         if engine is not None:  # before any response: every worker sees the run is under way
             try:
-                strength_rows.save(engine, snippet.id, snippet.version, state="running", done=0, total=0,
-                                   caught=None, report=None, error=None)
+                strength_rows.save(
+                    engine,
+                    snippet.id,
+                    snippet.version,
+                    state="running",
+                    done=0,
+                    total=0,
+                    caught=None,
+                    report=None,
+                    error=None,
+                )
             except SQLAlchemyError:  # the database is down: the run goes on, its end is written if it can be
                 pass
         job_id = secrets.token_urlsafe(8)
@@ -75,22 +85,33 @@ class StrengthJobs:
     async def _run(self, job: StrengthJob, snippet: Snippet, sandbox, engine) -> None:
         from app.snippets.strength import check_strength
         from app.snippets.strength_report import report_data
+
         written = [0.0]
 
         def progress(done: int, total: int) -> None:
             job.done, job.total = done, total
             if engine is not None and time.monotonic() - written[0] > PROGRESS_EVERY_SECONDS:
                 written[0] = time.monotonic()
-                job.writes.add(task := asyncio.get_running_loop().create_task(asyncio.to_thread(
-                    _progress, engine, job.snippet_id, job.version, done, total)))
+                job.writes.add(
+                    task := asyncio.get_running_loop().create_task(
+                        asyncio.to_thread(_progress, engine, job.snippet_id, job.version, done, total)
+                    )
+                )
                 task.add_done_callback(job.writes.discard)
 
         try:
             report = await check_strength(snippet, sandbox, on_progress=progress)
-            await self._write(engine, job, state="complete" if report.complete else "failed",
-                              done=job.done, total=job.total, caught=sorted(report.caught_positions()),
-                              report=report_data(report, snippet), seconds=report.seconds,
-                              error=None if report.complete else "some mutants were not run in time")
+            await self._write(
+                engine,
+                job,
+                state="complete" if report.complete else "failed",
+                done=job.done,
+                total=job.total,
+                caught=sorted(report.caught_positions()),
+                report=report_data(report, snippet),
+                seconds=report.seconds,
+                error=None if report.complete else "some mutants were not run in time",
+            )
             job.report = report
         except Exception as err:  # reported on the page; the server carries on
             job.error = f"{type(err).__name__}: {err}"

@@ -4,6 +4,7 @@ A run under way in this process shows its live progress; otherwise the database'
 (any worker may have run it). A finished analysis is shown as a heatmap over the code: caught
 positions cool, weak ones warm, blind ones hot.
 """
+
 from markupsafe import Markup
 
 from ..db import strength_rows
@@ -16,13 +17,25 @@ LEVELS = {"caught": 1, "weak": 3, "untested": 4, "blind": 5}
 def stored(engine, snippet_id: str, version: str, job=None) -> dict:
     """The analysis as JSON clients see it: state, progress, and the report once complete."""
     if job is not None and not job.finished:
-        return {"state": "running", "complete": False, "done": job.done, "total": job.total, "error": None,
-                "report": None}
+        return {
+            "state": "running",
+            "complete": False,
+            "done": job.done,
+            "total": job.total,
+            "error": None,
+            "report": None,
+        }
     row = strength_rows.load(engine, snippet_id, version)
     if row is None:
         return {"state": None, "complete": False, "done": 0, "total": 0, "error": None, "report": None}
-    return {"state": row["state"], "complete": row["state"] == "complete", "done": row["done"],
-            "total": row["total"], "error": row["error"], "report": row["report"]}
+    return {
+        "state": row["state"],
+        "complete": row["state"] == "complete",
+        "done": row["done"],
+        "total": row["total"],
+        "error": row["error"],
+        "report": row["report"],
+    }
 
 
 def heatmap(code: str, report: dict) -> Markup:
@@ -33,6 +46,7 @@ def heatmap(code: str, report: dict) -> Markup:
         if p is None:
             return 0, None
         return LEVELS.get(p["state"], 0), _tip(p)
+
     return coloured_code(code, mark)
 
 
@@ -42,7 +56,9 @@ def state_names() -> dict[str, str]:
 
 def _tip(position: dict) -> str:
     mutants = [f"{m['replacement']} {_mutant_word(m)}" for m in position["mutants"]]
-    return f"{state_names().get(position['state'], position['state'])}：" + (_("、").join(mutants) or _("没有可用的变异体"))
+    return f"{state_names().get(position['state'], position['state'])}：" + (
+        _("、").join(mutants) or _("没有可用的变异体")
+    )
 
 
 def _mutant_word(mutant: dict) -> str:

@@ -1,5 +1,6 @@
 """Front-end assets: each pinned to one version, served from its CDN with the vendored copy
 under static/ as the fallback (offline classrooms and test machines have no internet)."""
+
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -90,6 +91,7 @@ def _stylesheet(href: str) -> str:
 def head_tags(use_cdn: bool, static_url: Callable[[str], str]) -> Markup:
     """The <head> tags every page needs: KaTeX css, htmx, KaTeX, math.js, progress.js, in that order.
     `static_url` maps a path under static/ to its URL. The page's own scripts go after these."""
+
     def local(asset: Asset) -> str:
         return str(static_url(asset.path))
 

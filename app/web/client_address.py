@@ -7,6 +7,7 @@ address is the rightmost entry that is not itself a trusted proxy. Anything a cl
 further left is its own claim and ignored. uvicorn must not rewrite the peer itself
 (`--no-proxy-headers`), or any local process could claim any address.
 """
+
 import ipaddress
 from functools import lru_cache
 

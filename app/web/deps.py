@@ -1,20 +1,20 @@
 """Shared request dependencies: the app's singletons and the learner's anonymous id."""
+
 import hmac
 
 from fastapi import Request, Response
 
-from app.teach.auth import TeacherAuth
-from app.teach.catalog import Catalog
-from app.web.errors import UserError
+from app.db.store import Store
 from app.i18n import _
+from app.learn.grading import Services
 from app.memory.identity import LEARNER_COOKIE, Learner
 from app.settings import Settings
 from app.snippets.library import SnippetLibrary
 from app.snippets.model import Snippet
-from app.db.store import Store
+from app.teach.auth import TeacherAuth
+from app.teach.catalog import Catalog
+from app.web.errors import UserError
 from app.web.forms import read_fields
-from app.learn.grading import Services
-
 
 
 def settings(request: Request) -> Settings:
@@ -108,5 +108,10 @@ def remember_learner(response: Response, learner: Learner) -> Response:
 def grading_services(request: Request) -> Services:
     """What grading a submission uses, from the app's state."""
     state = request.app.state
-    return Services(store(request), state.sandbox, getattr(state, "strength_jobs", None), state.known_learners,
-                    settings(request).max_answer_chars)
+    return Services(
+        store(request),
+        state.sandbox,
+        getattr(state, "strength_jobs", None),
+        state.known_learners,
+        settings(request).max_answer_chars,
+    )

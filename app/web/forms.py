@@ -1,12 +1,13 @@
 """Reading a submitted form (or JSON) into fields, with a clear message for each way it can be wrong."""
+
 import json
 from urllib.parse import parse_qsl
 
 from fastapi import Request
 from starlette.requests import ClientDisconnect
 
-from app.web.errors import UserError
 from app.i18n import _
+from app.web.errors import UserError
 
 FORM_TYPES = ("", "application/x-www-form-urlencoded", "application/json")
 
@@ -19,8 +20,14 @@ async def read_fields(request: Request, max_bytes: int, too_large: str | None = 
     """Form or JSON fields as text; JSON `answers`/`responses` objects are flattened into them."""
     kind = content_type(request)
     if kind not in FORM_TYPES:
-        raise UserError(415, _("提交的内容类型是 “%(type)s”：请以表单（application/x-www-form-urlencoded）"
-                               "或 JSON（application/json）提交。", type=kind[:60]))
+        raise UserError(
+            415,
+            _(
+                "提交的内容类型是 “%(type)s”：请以表单（application/x-www-form-urlencoded）"
+                "或 JSON（application/json）提交。",
+                type=kind[:60],
+            ),
+        )
     body = await limited_body(request, max_bytes, too_large)
     if b"\x00" in body or (kind != "application/json" and b"%00" in body):
         raise UserError(400, _("提交的内容含有 NUL 字符（\\0），请检查后重新提交。"))

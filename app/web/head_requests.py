@@ -13,4 +13,5 @@ class HeadAsGet:
             if message["type"] == "http.response.body":
                 message = {**message, "body": b""}
             await send(message)
+
         await self.app({**scope, "method": "GET"}, receive, headers_only)

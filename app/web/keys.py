@@ -4,6 +4,7 @@ Several workers (and hosts) must share one key, or a cookie signed by one is ref
 next: `CODECLOZE_SECRET_KEY` is required there. A single self-hosted process may leave it
 unset: a key is generated once and kept in `<data dir>/secret_key` (mode 0600).
 """
+
 import hashlib
 import hmac
 import multiprocessing
@@ -25,7 +26,8 @@ def app_secret(secret_key: str | None, data_dir: Path) -> str:
             "several workers are starting without CODECLOZE_SECRET_KEY: each would sign learner cookies and "
             "teacher sessions with a key of its own, and a learner moving between workers would lose their "
             "id. Set the same CODECLOZE_SECRET_KEY (e.g. from `python -c 'import secrets; "
-            "print(secrets.token_urlsafe(32))'`) on every worker and host.")
+            "print(secrets.token_urlsafe(32))'`) on every worker and host."
+        )
     path = data_dir / "secret_key"
     try:
         return path.read_text().strip()
@@ -45,8 +47,11 @@ def several_workers() -> bool:
     """Whether this process is one of several serving workers (uvicorn --workers, gunicorn,
     or WEB_CONCURRENCY, which both read)."""
     concurrency = os.environ.get("WEB_CONCURRENCY", "")
-    return (multiprocessing.parent_process() is not None or "gunicorn" in os.environ.get("SERVER_SOFTWARE", "")
-            or (concurrency.isdigit() and int(concurrency) > 1))
+    return (
+        multiprocessing.parent_process() is not None
+        or "gunicorn" in os.environ.get("SERVER_SOFTWARE", "")
+        or (concurrency.isdigit() and int(concurrency) > 1)
+    )
 
 
 def derived(secret: str, purpose: str) -> str:

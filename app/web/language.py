@@ -3,6 +3,7 @@ the browser's `Accept-Language`, else the operator's default (CODECLOZE_LANGUAGE
 
 A `?lang=` choice is remembered in a cookie, so the switch on every page is a plain link.
 """
+
 import re
 from functools import lru_cache
 
@@ -15,7 +16,6 @@ COOKIE = "lang"
 COOKIE_SECONDS = 365 * 24 * 3600
 # Only this one cookie's value is wanted: a match costs a tenth of parsing the whole header.
 _COOKIE_VALUE = re.compile(rb'(?:^|;)\s*lang="?([A-Za-z_-]{1,16})')
-
 
 
 def default_language(setting: str) -> str:
@@ -54,8 +54,7 @@ class LanguageMiddleware:
         query = _query_lang(scope["query_string"])
         headers = dict(_wanted_headers(scope["headers"]))
         cookie = _cookie(headers.get(b"cookie"))
-        i18n.set_language(chosen(query, cookie, headers.get(b"accept-language", b"").decode("latin-1"),
-                                 self.default))
+        i18n.set_language(chosen(query, cookie, headers.get(b"accept-language", b"").decode("latin-1"), self.default))
         remember = supported(query)
         remember = remember if remember and remember != cookie else None
 
@@ -63,10 +62,12 @@ class LanguageMiddleware:
             if message["type"] == "http.response.start":
                 extra = [(b"vary", b"Accept-Language, Cookie")]
                 if remember:
-                    extra.append((b"set-cookie", f"{COOKIE}={remember}; Max-Age={COOKIE_SECONDS}; "
-                                                 "Path=/; SameSite=Lax".encode()))
+                    extra.append(
+                        (b"set-cookie", f"{COOKIE}={remember}; Max-Age={COOKIE_SECONDS}; Path=/; SameSite=Lax".encode())
+                    )
                 message = {**message, "headers": [*message.get("headers", []), *extra]}
             await send(message)
+
         await self.app(scope, receive, with_headers)
 
 

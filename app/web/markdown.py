@@ -1,5 +1,6 @@
 """Course prose (Markdown + $…$ math) to safe HTML. Math stays as escaped TeX in
 .math elements for KaTeX to typeset in the browser (static/math.js); code is highlighted here."""
+
 import re
 
 from markdown_it import MarkdownIt
@@ -45,11 +46,7 @@ def _math_display_in_paragraph(self, tokens, idx, options, env) -> str:
 
 def _math_block(self, tokens, idx, options, env) -> str:
     parts = _DISPLAY_SEPARATOR.split(tokens[idx].content)
-    return "".join(
-        f'<div class="math math-display">{escape(tex.strip())}</div>\n'
-        for tex in parts
-        if tex.strip()
-    )
+    return "".join(f'<div class="math math-display">{escape(tex.strip())}</div>\n' for tex in parts if tex.strip())
 
 
 def _fence(self, tokens, idx, options, env) -> str:

@@ -7,11 +7,13 @@ names none is not a browser's cross-site form (no browser sends a POST without `
 another site), so scripts and API clients keep working; `Sec-Fetch-Site`, where a browser sends
 it, is checked as well. The JSON API under /api authenticates with a Bearer token instead.
 """
+
 from urllib.parse import urlsplit
 
 from fastapi import Request
 
 from app.web.errors import UserError
+
 from ..i18n import _
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})

@@ -1,6 +1,7 @@
 """One place that decides how a page is answered: full page, the htmx block, or JSON."""
-from functools import lru_cache
+
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from fastapi import Request
@@ -19,9 +20,14 @@ UI_LANGUAGES = (("zh", "zh-CN", "中文"), ("en", "en", "English"))
 
 
 def make_templates() -> Jinja2Blocks:
-    env = Environment(loader=FileSystemLoader(PROJECT_DIR / "templates"), autoescape=True,
-                      extensions=["jinja2.ext.i18n"], trim_blocks=True, lstrip_blocks=True,
-                      auto_reload=False)  # templates change with a deploy, not under a running server
+    env = Environment(
+        loader=FileSystemLoader(PROJECT_DIR / "templates"),
+        autoescape=True,
+        extensions=["jinja2.ext.i18n"],
+        trim_blocks=True,
+        lstrip_blocks=True,
+        auto_reload=False,
+    )  # templates change with a deploy, not under a running server
     templates = Jinja2Blocks(env=env)
     templates.env.install_gettext_callables(i18n._, i18n.ngettext, newstyle=True)
     templates.env.globals["_"] = i18n._
@@ -34,6 +40,7 @@ def make_templates() -> Jinja2Blocks:
 
 class Deferred:
     """A value made only if the page being rendered prints it (an htmx outcome skips the code)."""
+
     __slots__ = ("make",)
 
     def __init__(self, make: Callable[[], Any]):
@@ -80,8 +87,16 @@ def is_htmx(request: Request) -> bool:
     return request.headers.get("hx-request") == "true" and request.headers.get("hx-boosted") != "true"
 
 
-def render(request: Request, template: str, context: dict[str, Any], *, block: str | None = None,
-           status: int = 200, data: Any = None, headers: dict[str, str] | None = None) -> Response:
+def render(
+    request: Request,
+    template: str,
+    context: dict[str, Any],
+    *,
+    block: str | None = None,
+    status: int = 200,
+    data: Any = None,
+    headers: dict[str, str] | None = None,
+) -> Response:
     """JSON for JSON clients (`data`, or a function that makes it), the named block for htmx
     swaps, else the whole page."""
     if data is not None and wants_json(request):
@@ -89,8 +104,9 @@ def render(request: Request, template: str, context: dict[str, Any], *, block: s
     templates: Jinja2Blocks = request.app.state.templates
     part = block if block and is_htmx(request) else None
     if part:
-        return HTMLResponse(_rendered(templates, template, part, {**context, "request": request}),
-                            status_code=status, headers=headers)
+        return HTMLResponse(
+            _rendered(templates, template, part, {**context, "request": request}), status_code=status, headers=headers
+        )
     return templates.TemplateResponse(request, template, context, status_code=status, headers=headers)
 
 

@@ -1,9 +1,10 @@
 """Run the learning benchmark and print its tables (Markdown) for bench/RESULTS.md.
 
-    python -m bench.learning [--pairs 30] [--jobs 2] [--models fsrs,hlr,actr] [--regimes heavy,light,irregular]
-    python -m bench.learning --http      # the end-to-end run through a served app under libfaketime
-    python -m bench.learning --fit       # what per-learner FSRS parameters buy (slow: the Optimizer)
+python -m bench.learning [--pairs 30] [--jobs 2] [--models fsrs,hlr,actr] [--regimes heavy,light,irregular]
+python -m bench.learning --http      # the end-to-end run through a served app under libfaketime
+python -m bench.learning --fit       # what per-learner FSRS parameters buy (slow: the Optimizer)
 """
+
 import argparse
 import sys
 import time
@@ -29,13 +30,18 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.http:
         from .http_run import main as http_main
+
         return http_main()
     if args.fit:
         from .fit_run import main as fit_main
+
         return fit_main(args.pairs)
     started = time.monotonic()
-    cells = [(m, r, args.pairs, tuple(args.policies.split(","))) for m in args.models.split(",")
-             for r in args.regimes.split(",")]
+    cells = [
+        (m, r, args.pairs, tuple(args.policies.split(",")))
+        for m in args.models.split(",")
+        for r in args.regimes.split(",")
+    ]
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         results = list(pool.map(run_cell, *zip(*cells)))
     print(table(results))

@@ -8,17 +8,18 @@ halfway (same draws, same masks); there one gets parameters fitted on its review
 stored where the app keeps them, and both go on. Compared: log loss of the second half's
 predictions and recall at +0/+7/+30 days.
 """
+
 import math
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import numpy as np
 from fsrs import Rating, ReviewLog
 
+from app.engine.tokens import eligible_spans
 from app.memory.fitting import fitted_parameters
 from app.memory.learner_model import save_parameters
 from app.memory.policy import CHOSEN
-from app.engine.tokens import eligible_spans
 
 from .models import MODELS
 from .regimes import REGIMES
@@ -39,17 +40,20 @@ def learner_run(model_name: str, regime, snippet, pair: int, fit_at: float | Non
     times = regime.sessions(rng)
     draws = rng.random((len(times), len(spans)))
     seeds = rng.integers(2**40, size=len(times))
-    learner = Learner(f"fit-{pair}", MODELS[model_name](len(spans), np.random.default_rng(difficulty_seed)), CHOSEN,
-                      predicted=[])
+    learner = Learner(
+        f"fit-{pair}", MODELS[model_name](len(spans), np.random.default_rng(difficulty_seed)), CHOSEN, predicted=[]
+    )
     half, fit_seconds, fitted_on, second_half_from = len(times) // 2, 0.0, 0, 0
     for n, (t, u, seed) in enumerate(zip(times, draws, seeds)):
         if fit_at is not None and n == half:
             started = time.monotonic()
-            logs = [ReviewLog(span + 1, Rating.Good if ok else Rating.Again,
-                              START + timedelta(days=day), None) for day, span, ok in learner.log]
+            logs = [
+                ReviewLog(span + 1, Rating.Good if ok else Rating.Again, START + timedelta(days=day), None)
+                for day, span, ok in learner.log
+            ]
             parameters = fitted_parameters(logs)
             with engine.begin() as db:
-                save_parameters(db, learner.key, parameters, len(logs), datetime.now(timezone.utc))
+                save_parameters(db, learner.key, parameters, len(logs), datetime.now(UTC))
             fit_seconds, fitted_on = time.monotonic() - started, len(logs)
         if n == half:
             second_half_from = len(learner.predicted)
@@ -69,8 +73,10 @@ def main(pairs: int) -> int:
     # The largest snippets: halfway, their learners have more reviews than the Optimizer's minimum (512).
     big = sorted(drills(), key=lambda s: -len(eligible_spans(s.code)))
     print(f"\nFitted halfway in {MODELS[worst].name} (heavy, {pairs} pairs on the largest snippets):\n")
-    print("| pair | reviews fitted on | fit s | log loss 2nd half default | fitted | recall +7 default | fitted "
-          "| +30 default | fitted |\n|---|---|---|---|---|---|---|---|---|")
+    print(
+        "| pair | reviews fitted on | fit s | log loss 2nd half default | fitted | recall +7 default | fitted "
+        "| +30 default | fitted |\n|---|---|---|---|---|---|---|---|---|"
+    )
     rows = []
     for p in range(pairs):
         default = learner_run(worst, regime, big[p % 2], p, None)

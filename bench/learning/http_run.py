@@ -9,6 +9,7 @@ beside an in-process run of the same pair.
 
     python -m bench.learning --http
 """
+
 import os
 import re
 import subprocess
@@ -17,19 +18,19 @@ import tempfile
 import time
 import urllib.parse
 import urllib.request
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from http.cookiejar import CookieJar
 from pathlib import Path
 
 import numpy as np
 
+from app.db.store import make_engine
+from app.engine.tokens import eligible_spans
 from app.memory.identity import Identity
 from app.memory.learner_model import learner_model
 from app.memory.policy import CHOSEN
 from app.memory.review import review_mask
 from app.memory.state import card_version, first_seen, token_memory
-from app.db.store import make_engine
-from app.engine.tokens import eligible_spans
 
 from .models import FSRS6
 from .regimes import Regime
@@ -50,15 +51,30 @@ def set_clock(path: Path, moment: datetime) -> None:
 
 def serve(data: Path, clock: Path) -> tuple[subprocess.Popen, str]:
     import socket
+
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    env = {**os.environ, "LD_PRELOAD": FAKETIME, "FAKETIME_TIMESTAMP_FILE": str(clock), "FAKETIME_NO_CACHE": "1",
-           "FAKETIME_DONT_FAKE_MONOTONIC": "1", "CODECLOZE_DATA_DIR": str(data), "CODECLOZE_EXECUTION": "false",
-           "CODECLOZE_USE_CDN": "false", "CODECLOZE_SECRET_KEY": SECRET, "CODECLOZE_FIT_REVIEWS": "0",
-           "CODECLOZE_LOG_LEVEL": "WARNING"}
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(port)], cwd=ROOT,
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    env = {
+        **os.environ,
+        "LD_PRELOAD": FAKETIME,
+        "FAKETIME_TIMESTAMP_FILE": str(clock),
+        "FAKETIME_NO_CACHE": "1",
+        "FAKETIME_DONT_FAKE_MONOTONIC": "1",
+        "CODECLOZE_DATA_DIR": str(data),
+        "CODECLOZE_EXECUTION": "false",
+        "CODECLOZE_USE_CDN": "false",
+        "CODECLOZE_SECRET_KEY": SECRET,
+        "CODECLOZE_FIT_REVIEWS": "0",
+        "CODECLOZE_LOG_LEVEL": "WARNING",
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.STDOUT,
+    )
     url = f"http://127.0.0.1:{port}"
     for _ in range(300):
         try:
@@ -119,8 +135,10 @@ def main() -> int:
         proc, url = serve(data, clock)
         engine = make_engine(f"sqlite:///{data / 'codecloze.db'}")
         try:
-            learners = {"random": (Browser(url), FSRS6(len(spans), np.random.default_rng(difficulty_seed))),
-                        "review": (Browser(url), FSRS6(len(spans), np.random.default_rng(difficulty_seed)))}
+            learners = {
+                "random": (Browser(url), FSRS6(len(spans), np.random.default_rng(difficulty_seed))),
+                "review": (Browser(url), FSRS6(len(spans), np.random.default_rng(difficulty_seed))),
+            }
             same, started = 0, time.monotonic()
             for t, u, seed in zip(times, draws, seeds):
                 set_clock(clock, START + timedelta(days=t))
@@ -140,13 +158,17 @@ def main() -> int:
             engine.dispose()
     served = {name: outcomes(model, times[-1]) for name, (_, model) in learners.items()}
     local = run_pair("fsrs", REGIME, snippet, 0, {"random": "random", "review": CHOSEN})
-    print(f"HTTP run: {snippet.id}, {len(times)} sessions of {REGIME.rate} % over {REGIME.days} days, "
-          f"{seconds:.0f} s; served review masks equal to the in-process choice: {same} of {len(times)}")
+    print(
+        f"HTTP run: {snippet.id}, {len(times)} sessions of {REGIME.rate} % over {REGIME.days} days, "
+        f"{seconds:.0f} s; served review masks equal to the in-process choice: {same} of {len(times)}"
+    )
     print("| learner | run | recall +0 | +7 | +30 | known +7 |\n|---|---|---|---|---|---|")
     for name in ("random", "review"):
         for run, result in (("HTTP (faketime)", served[name]), ("in-process", local[name])):
-            print(f"| {name} | {run} | {result[0][0]:.3f} | {result[7][0]:.3f} | {result[30][0]:.3f} "
-                  f"| {result[7][1]:.0%} |")
+            print(
+                f"| {name} | {run} | {result[0][0]:.3f} | {result[7][0]:.3f} | {result[30][0]:.3f} "
+                f"| {result[7][1]:.0%} |"
+            )
     return 0 if same == len(times) else 1
 
 
@@ -154,12 +176,21 @@ def _matches(engine, browser, snippet, where: str, names: list[str]) -> bool:
     """The served mask is what `review_mask` chooses from the served database at the URL's time and seed."""
     query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(where).query, keep_blank_values=True))
     learner = browser.learner()
-    at = datetime.fromtimestamp(int(query["at"]), timezone.utc)
+    at = datetime.fromtimestamp(int(query["at"]), UTC)
     with engine.connect() as db:
-        memory = token_memory(db, learner, snippet.id, snippet.version, snippet.code,
-                              card_version(db, learner, snippet.id))
+        memory = token_memory(
+            db, learner, snippet.id, snippet.version, snippet.code, card_version(db, learner, snippet.id)
+        )
         model, seen = learner_model(db, learner), first_seen(db, learner, snippet.id)
-    review = review_mask(snippet.version, tuple(s.index for s in eligible_spans(snippet.code)), int(query["rate"]),
-                         int(query["seed"]), memory, at, scheduler=model.scheduler, retention=model.retention,
-                         first_seen=seen)
+    review = review_mask(
+        snippet.version,
+        tuple(s.index for s in eligible_spans(snippet.code)),
+        int(query["rate"]),
+        int(query["seed"]),
+        memory,
+        at,
+        scheduler=model.scheduler,
+        retention=model.retention,
+        first_seen=seen,
+    )
     return sorted(review.chosen) == sorted(int(n[1:]) for n in names)

@@ -12,6 +12,7 @@ difficulty drawn from the pair's RNG that the app never sees. Times are in days.
   activation m = ln Σ age_k^(-d_k), d_k = c·e^(m at presentation k) + α, recall
   1 / (1 + e^((τ - m)/s)); time between sessions counts h = 0.025 of its length.
 """
+
 import numpy as np
 from fsrs.scheduler import DEFAULT_PARAMETERS
 
@@ -40,8 +41,9 @@ def fsrs_next(s, d, r, elapsed, recalled):
     short = s * np.exp(W[17] * (rating - 3 + W[18])) * s ** -W[19]
     short = np.where(recalled, np.maximum(short, s), short)
     grown = s * (np.exp(W[8]) * (11 - d) * s ** -W[9] * (np.exp((1 - r) * W[10]) - 1) + 1)
-    forgot = np.minimum(W[11] * d ** -W[12] * ((s + 1) ** W[13] - 1) * np.exp((1 - r) * W[14]),
-                        s / np.exp(W[17] * W[18]))
+    forgot = np.minimum(
+        W[11] * d ** -W[12] * ((s + 1) ** W[13] - 1) * np.exp((1 - r) * W[14]), s / np.exp(W[17] * W[18])
+    )
     long = np.where(recalled, grown, forgot)
     return np.clip(np.where(same_day, short, long), 0.001, 36500), d2
 
@@ -76,6 +78,7 @@ class FSRS6:
 
 class HLR:
     """θ: the bias is per token (the lexeme features of the paper), the count weights shared."""
+
     name = "HLR"
     THETA_RIGHT, THETA_WRONG = 1.2, -0.4
 
@@ -103,6 +106,7 @@ class HLR:
 
 class ACTR:
     """Pavlik & Anderson (2005)'s fitted values; α is per token (their item-level α)."""
+
     name = "ACT-R"
     C, TAU, S, H = 0.217, -0.704, 0.255, 0.025
     MAX = 200  # presentations kept per token

@@ -1,4 +1,5 @@
 """Study regimes: when a learner sits down (days since the start) and at what rate."""
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,5 +23,4 @@ class Regime:
         return out
 
 
-REGIMES = {"heavy": Regime("heavy", 30, 21), "light": Regime("light", 10, 28),
-           "irregular": Regime("irregular", 20, 28)}
+REGIMES = {"heavy": Regime("heavy", 30, 21), "light": Regime("light", 10, 28), "irregular": Regime("irregular", 20, 28)}

@@ -1,4 +1,5 @@
 """Cells of the benchmark: a model × a regime, ≥ 30 pairs, every policy against the same random learner."""
+
 from functools import lru_cache
 from pathlib import Path
 
@@ -11,9 +12,14 @@ from .regimes import REGIMES
 from .sim import HORIZONS, run_pair
 
 ROOT = Path(__file__).resolve().parents[2]
-POLICIES = {"random": "random", "weakest (before)": WEAKEST, "slip": Policy("slip", order="slip"),
-            "gain due-first": Policy("gain-due", order="gain_due"), f"{CHOSEN.name} (chosen)": CHOSEN,
-            "oracle": "oracle"}
+POLICIES = {
+    "random": "random",
+    "weakest (before)": WEAKEST,
+    "slip": Policy("slip", order="slip"),
+    "gain due-first": Policy("gain-due", order="gain_due"),
+    f"{CHOSEN.name} (chosen)": CHOSEN,
+    "oracle": "oracle",
+}
 
 
 @lru_cache(maxsize=1)
@@ -33,5 +39,9 @@ def run_cell(model: str, regime: str, pairs: int, names: tuple[str, ...]) -> dic
         for n in names:
             for h in HORIZONS:
                 out[n][h].append(result[n][h])
-    return {"model": model, "regime": regime, "pairs": pairs,
-            "outcomes": {n: {h: np.array(v) for h, v in hs.items()} for n, hs in out.items()}}
+    return {
+        "model": model,
+        "regime": regime,
+        "pairs": pairs,
+        "outcomes": {n: {h: np.array(v) for h, v in hs.items()} for n, hs in out.items()},
+    }

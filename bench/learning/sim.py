@@ -6,8 +6,9 @@ ground-truth model's probability (the same uniform draw for every learner of the
 differ only by what they were asked), a missed blank is shown its answer, and the attempt goes
 through `apply_attempts` inside a transaction, as the store writes it.
 """
+
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import numpy as np
 from sqlalchemy import create_engine
@@ -27,7 +28,7 @@ from app.memory.update import apply_attempts
 from .models import MODELS
 from .regimes import Regime
 
-START = datetime(2027, 1, 4, tzinfo=timezone.utc)
+START = datetime(2027, 1, 4, tzinfo=UTC)
 HORIZONS = (0, 7, 30)
 KNOWN = 0.9
 
@@ -41,6 +42,7 @@ def memory_engine():
 @dataclass
 class Learner:
     """One simulated learner: a ground-truth model and what the app stored about them."""
+
     key: str
     model: object
     policy: Policy | str  # a Policy, "random" or "oracle"
@@ -68,20 +70,31 @@ def choose(learner: Learner, db, snippet, spans, rate: int, seed: int, t: float)
         gain = p * m.recall_after(t, t + 7, True) + (1 - p) * m.recall_after(t, t + 7, False) - m.recall(t + 7)
         return np.sort(np.argsort(-gain, kind="stable")[:k])
     at = START + timedelta(days=t)
-    memory = token_memory(db, learner.key, snippet.id, snippet.version, snippet.code,
-                          card_version(db, learner.key, snippet.id))
+    memory = token_memory(
+        db, learner.key, snippet.id, snippet.version, snippet.code, card_version(db, learner.key, snippet.id)
+    )
     model = learner_model(db, learner.key)  # fitted parameters, once stored, drive the mask
-    review = review_mask(snippet.version, tuple(s.index for s in spans), rate, seed, memory, at,
-                         policy=learner.policy, scheduler=model.scheduler, retention=model.retention,
-                         first_seen=first_seen(db, learner.key, snippet.id))
+    review = review_mask(
+        snippet.version,
+        tuple(s.index for s in spans),
+        rate,
+        seed,
+        memory,
+        at,
+        policy=learner.policy,
+        scheduler=model.scheduler,
+        retention=model.retention,
+        first_seen=first_seen(db, learner.key, snippet.id),
+    )
     position = {s.index: p for p, s in enumerate(spans)}
     return np.array(sorted(position[i] for i in review.chosen))
 
 
 def _predicted(learner: Learner, db, snippet, spans, picked, t: float) -> list[float]:
     """What the app's model predicts of each blank's recall (a token never tested: read at first sight)."""
-    memory = token_memory(db, learner.key, snippet.id, snippet.version, snippet.code,
-                          card_version(db, learner.key, snippet.id))
+    memory = token_memory(
+        db, learner.key, snippet.id, snippet.version, snippet.code, card_version(db, learner.key, snippet.id)
+    )
     scheduler, seen = learner_model(db, learner.key).scheduler, first_seen(db, learner.key, snippet.id)
     now = (START + timedelta(days=t)).timestamp()
     out = []
@@ -101,13 +114,29 @@ def session(learner: Learner, engine, snippet, spans, rate: int, seed: int, t: f
     if predicted is not None:
         learner.predicted += list(zip(predicted, recalled.tolist()))
     learner.model.review(picked, t, recalled)
-    blanks = tuple({"span": spans[p].index, "key": f"s{spans[p].index}", "expected": spans[p].text,
-                    "given": spans[p].text if ok else "?", "state": "right" if ok else "wrong"}
-                   for p, ok in zip(picked.tolist(), recalled.tolist()))
+    blanks = tuple(
+        {
+            "span": spans[p].index,
+            "key": f"s{spans[p].index}",
+            "expected": spans[p].text,
+            "given": spans[p].text if ok else "?",
+            "state": "right" if ok else "wrong",
+        }
+        for p, ok in zip(picked.tolist(), recalled.tolist())
+    )
     learner.log += [(t, spans[p].index, bool(ok)) for p, ok in zip(picked.tolist(), recalled.tolist())]
     mode = "random" if learner.policy == "random" else "review"
-    record = AttemptRecord(learner.key, snippet.id, snippet.version, mode, rate, seed,
-                           {b["key"]: b["state"] == "right" for b in blanks}, blanks=blanks, code=snippet.code)
+    record = AttemptRecord(
+        learner.key,
+        snippet.id,
+        snippet.version,
+        mode,
+        rate,
+        seed,
+        {b["key"]: b["state"] == "right" for b in blanks},
+        blanks=blanks,
+        code=snippet.code,
+    )
     with engine.begin() as db:
         apply_attempts(db, [(0, record, START + timedelta(days=t))])
 

@@ -2,7 +2,7 @@
 every channel a job could share, and a receiver that looks for each mark. Used directly and
 through HTTP (tests/test_channels_http.py)."""
 
-SENDER = r'''
+SENDER = r"""
 import ctypes, fcntl, os, socket, sys, time
 libc = ctypes.CDLL(None, use_errno=True)
 NAME = "codecloze-channel"
@@ -39,9 +39,9 @@ libc.mq_open.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_int, ctypes.c_v
 libc.mq_open(b"/" + NAME.encode(), os.O_CREAT | os.O_RDWR, 0o666, None)
 libc.sethostname(NAME.encode(), len(NAME))
 time.sleep(SECONDS)
-'''
+"""
 
-RECEIVER = r'''
+RECEIVER = r"""
 import ctypes, errno, fcntl, os, socket, sys
 libc = ctypes.CDLL(None, use_errno=True)
 NAME = "codecloze-channel"
@@ -83,5 +83,5 @@ if libc.mq_open(b"/" + NAME.encode(), os.O_RDONLY) >= 0:
 if os.uname().nodename == NAME:
     learned.append("hostname")
 print(learned)
-'''
+"""
 NOTHING_LEARNED = "assert learned == [], learned"

@@ -1,4 +1,5 @@
 """One fork server for the sandbox tests, with short limits, driven from its own event loop."""
+
 import asyncio
 import os
 import shutil

@@ -11,6 +11,7 @@ dir, that DATABASE_URL points to in the HTTP tests), WEB_PORT (a TCP port listen
 OUTSIDE_FILE (a path in a world-writable host directory), HOST_TMP_FILE (a path in the host's
 /tmp) and CANARY_DIR (a world-writable host directory that must survive).
 """
+
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,8 +35,9 @@ def _expectation(source: str) -> Expectation:
     if "expect" not in fields:
         raise ValueError("corpus case without an '# expect:' line")
     line = fields.get("line", [None])[0]
-    return Expectation(frozenset(fields["expect"][0].split("|")), tuple(fields.get("stdout-lacks", ())),
-                       int(line) if line else None)
+    return Expectation(
+        frozenset(fields["expect"][0].split("|")), tuple(fields.get("stdout-lacks", ())), int(line) if line else None
+    )
 
 
 def load_corpus() -> list[tuple[str, str, Expectation]]:

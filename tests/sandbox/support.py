@@ -1,4 +1,5 @@
 """Helpers shared by the sandbox tests (and usable by the HTTP-level ones)."""
+
 import asyncio
 import os
 import tempfile

@@ -9,6 +9,7 @@ tree and its slots, real processes entered via cgroup.procs, CPU from cpu.stat, 
 state, cgroup.kill and removal. The limit files of memory, pids and cpu are checked in a fake
 cgroupfs (regular files: what is written and parsed, not what the kernel makes of it).
 """
+
 import errno
 import os
 import subprocess
@@ -36,6 +37,7 @@ def _offered(directory: str) -> list[str]:
 
 
 # -- detection on this host -------------------------------------------------------------------
+
 
 def test_v2_is_chosen_only_where_it_offers_memory_pids_and_cpu():
     mount = _v2_mount()
@@ -72,6 +74,7 @@ def test_a_cgroup_path_is_found_under_a_mount_of_part_of_the_hierarchy():
 
 
 # -- the v2 mechanics on the real cgroup2 mount -------------------------------------------------
+
 
 def _remove_all(path: str) -> None:
     kill(path)
@@ -216,6 +219,7 @@ def test_stale_trees_of_dead_servers_are_killed_and_removed(real_v2):
 
 # -- the limit files, in a fake cgroupfs --------------------------------------------------------
 
+
 def _files(directory: Path, contents: dict[str, str]) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     for name, text in contents.items():
@@ -230,16 +234,28 @@ MEMORY_EVENTS = "low 0\nhigh 0\nmax 2\noom 1\noom_kill {}\noom_group_kill 0\n"
 def fake_cgroupfs(tmp_path):
     """NOT the kernel: a temporary directory shaped like cgroupfs with the files the kernel
     would make (the app's cgroup offering memory, pids and cpu; the server's tree; slot 0)."""
+
     def make(swap: bool = True) -> Path:
         app = tmp_path / "fake-cgroupfs" / "app"
         _files(app, {"cgroup.controllers": "cpu memory pids\n", "cgroup.subtree_control": "", "cgroup.procs": ""})
         parent = app / f"codecloze-{os.getpid()}"
         _files(parent, {"cgroup.controllers": "cpu memory pids\n", "cgroup.subtree_control": "", "cpu.weight": ""})
-        _files(parent / "slot-0", {"cgroup.procs": "", "cgroup.events": "populated 0\nfrozen 0\n",
-                                   "memory.max": "", "memory.oom.group": "", "pids.max": "", "cpu.max": "",
-                                   "cpu.stat": CPU_STAT.format(5_000_000), "memory.events": MEMORY_EVENTS.format(1),
-                                   **({"memory.swap.max": ""} if swap else {})})
+        _files(
+            parent / "slot-0",
+            {
+                "cgroup.procs": "",
+                "cgroup.events": "populated 0\nfrozen 0\n",
+                "memory.max": "",
+                "memory.oom.group": "",
+                "pids.max": "",
+                "cpu.max": "",
+                "cpu.stat": CPU_STAT.format(5_000_000),
+                "memory.events": MEMORY_EVENTS.format(1),
+                **({"memory.swap.max": ""} if swap else {}),
+            },
+        )
         return app
+
     return make
 
 

@@ -1,5 +1,6 @@
 """No channel between concurrent jobs: what one job leaves on any shared object, a job running
 at the same time cannot find (file locks, paths, unix sockets, SysV/POSIX IPC, hostname)."""
+
 import asyncio
 
 from tests.sandbox.channels import NOTHING_LEARNED, RECEIVER, SENDER

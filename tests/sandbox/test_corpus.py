@@ -1,4 +1,5 @@
 """Every hostile case gets a clear verdict and leaves nothing behind; the server carries on."""
+
 import glob
 import os
 import shutil
@@ -8,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.sandbox.support import world_writable_dir
 from tests.sandbox.corpus import context_setup, load_corpus
+from tests.sandbox.support import world_writable_dir
 
 CORPUS = load_corpus()
 PWNED = Path("/var/tmp/codecloze-pwned")  # the fixed path some cases try to create
@@ -29,12 +30,14 @@ class World:
         tag = uuid.uuid4().hex[:8]
         self.database_dir = world_writable_dir("codecloze-db-")  # where DATABASE_URL may point
         (self.database_dir / "codecloze.db").touch(0o644)
-        self.names = {"DATA_FILE": str(data_dir / "secret.txt"),
-                      "DATABASE_FILE": str(self.database_dir / "codecloze.db"),
-                      "WEB_PORT": self.listener.getsockname()[1],
-                      "OUTSIDE_FILE": f"/var/tmp/codecloze-escape-{tag}",
-                      "HOST_TMP_FILE": f"/tmp/codecloze-escape-{tag}",
-                      "CANARY_DIR": str(self.canary)}
+        self.names = {
+            "DATA_FILE": str(data_dir / "secret.txt"),
+            "DATABASE_FILE": str(self.database_dir / "codecloze.db"),
+            "WEB_PORT": self.listener.getsockname()[1],
+            "OUTSIDE_FILE": f"/var/tmp/codecloze-escape-{tag}",
+            "HOST_TMP_FILE": f"/tmp/codecloze-escape-{tag}",
+            "CANARY_DIR": str(self.canary),
+        }
 
     def connections(self) -> int:
         count = 0

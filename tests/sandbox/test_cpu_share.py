@@ -1,5 +1,6 @@
 """Concurrent jobs get fair CPU: busy children in new sessions cannot starve another job, and
 a job's CPU time is counted over its whole process tree."""
+
 import asyncio
 
 import pytest
@@ -21,6 +22,7 @@ def sandbox_with(event_loop_for_sandbox):
         event_loop_for_sandbox.run_until_complete(sandbox.start())
         started.append(sandbox)
         return sandbox
+
     yield start
     for sandbox in started:
         event_loop_for_sandbox.run_until_complete(sandbox.close())

@@ -4,6 +4,7 @@ reports exactly which protections are active.
 A user without capabilities is simulated with setpriv (uid 0 with an empty capability set;
 with CAP_SETFCAP kept it may still map itself into a user namespace, as a normal user can).
 """
+
 import asyncio
 import os
 import shutil
@@ -19,8 +20,10 @@ from tests.sandbox.support import TEST_LIMITS, Runner
 
 CASES = {name: source for name, source, _ in load_corpus()}
 NAMESPACES = ("pid_namespace", "net_namespace", "ipc_namespace", "mount_namespace")
-needs_root = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"),
-                                reason="simulating a user without capabilities needs root and setpriv")
+needs_root = pytest.mark.skipif(
+    os.geteuid() != 0 or not shutil.which("setpriv"),
+    reason="simulating a user without capabilities needs root and setpriv",
+)
 
 
 @pytest.fixture
@@ -34,6 +37,7 @@ def degraded(tmp_path, data_dir):
         runner(runner.sandbox.start())
         runners.append(runner)
         return runner
+
     yield start
     for runner in runners:
         runner(runner.sandbox.close())
@@ -50,8 +54,13 @@ def _without_capabilities(tmp_path: Path, keep: str = "") -> str:
 
 def _contained(runner: Runner, *cases: str) -> None:
     """The hostile cases end, the server survives them, and nothing they started lives on."""
-    names = {"DATA_FILE": str(runner.data_dir / "secret.txt"), "WEB_PORT": 9, "OUTSIDE_FILE": "/nonexistent/x",
-             "HOST_TMP_FILE": "/nonexistent/y", "CANARY_DIR": "/nonexistent/z"}
+    names = {
+        "DATA_FILE": str(runner.data_dir / "secret.txt"),
+        "WEB_PORT": 9,
+        "OUTSIDE_FILE": "/nonexistent/x",
+        "HOST_TMP_FILE": "/nonexistent/y",
+        "CANARY_DIR": "/nonexistent/z",
+    }
     server = runner.settled_status()["server_pid"]
     for case in cases:
         verdict = runner.run(CASES[case], setup=context_setup(**names))

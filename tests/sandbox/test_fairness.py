@@ -1,4 +1,5 @@
 """One learner cannot take the queue: round-robin between owners, each owner's line bounded."""
+
 import asyncio
 import time
 
@@ -35,9 +36,15 @@ def test_a_flooding_learner_does_not_delay_another(runner):
 
 def test_many_learners_at_one_address_all_get_verdicts(runner):
     """A classroom behind one NAT address: no address-wide bound by default."""
+
     async def classroom():
-        return await asyncio.gather(*(runner.sandbox.run(job("x = 1", check="assert x == 1"), owner=f"learner-{i}",
-                                                         address="10.0.0.2") for i in range(8)))
+        return await asyncio.gather(
+            *(
+                runner.sandbox.run(job("x = 1", check="assert x == 1"), owner=f"learner-{i}", address="10.0.0.2")
+                for i in range(8)
+            )
+        )
+
     assert [v.status for v in runner(classroom())] == ["passed"] * 8
 
 
@@ -76,6 +83,7 @@ def _one_worker_queue():
     async def hold(owner):
         async with queue.slot(owner):
             await release.wait()
+
     return queue, hold, release
 
 
@@ -92,6 +100,7 @@ def test_an_owner_beyond_its_line_is_busy_while_others_are_admitted():
         hold.set()
         await asyncio.gather(*tasks, other)
         return queue
+
     queue = asyncio.run(scenario())
     assert queue.free == 1 and not queue.running
 
@@ -108,6 +117,7 @@ def test_a_cancelled_waiting_job_gives_its_place_back():
         hold.set()
         await running
         return queue
+
     queue = asyncio.run(scenario())
     assert queue.free == 1 and not queue.lines and not queue.running
 
@@ -125,9 +135,12 @@ def test_address_wide_job_limit_is_a_setting(runner):
     sandbox = runner.sandbox
     sandbox.address_jobs = 1
     try:
+
         async def two_at_once():
-            return await asyncio.gather(*(sandbox.run(job(SLOW), owner=f"l{i}", address="10.0.0.3") for i in range(2)),
-                                        return_exceptions=True)
+            return await asyncio.gather(
+                *(sandbox.run(job(SLOW), owner=f"l{i}", address="10.0.0.3") for i in range(2)), return_exceptions=True
+            )
+
         outcomes = runner(two_at_once())
     finally:
         sandbox.address_jobs = 0
@@ -171,6 +184,7 @@ def test_one_address_never_holds_every_slot():
         async def hold(owner, address):
             async with queue.slot(owner, address):
                 await release.wait()
+
         crowd = [asyncio.ensure_future(hold(f"a{i}", "10.0.0.1")) for i in range(5)]
         await asyncio.sleep(0)
         assert queue.busy() == 3 and queue.waiting() == 2  # the fourth slot stays for another address
@@ -180,19 +194,22 @@ def test_one_address_never_holds_every_slot():
         release.set()
         await asyncio.gather(*crowd, other)
         return queue
+
     queue = asyncio.run(scenario())
     assert queue.free == 4 and not queue.lines
 
 
 def test_new_ids_share_their_address_s_line_with_its_own_bounds():
     async def scenario():
-        queue = FairQueue(workers=4, queue=32, per_owner_waiting=1, per_owner_running=1,
-                          shared_waiting=2, shared_running=2)
+        queue = FairQueue(
+            workers=4, queue=32, per_owner_waiting=1, per_owner_running=1, shared_waiting=2, shared_running=2
+        )
         release = asyncio.Event()
 
         async def hold():
             async with queue.slot("new:10.0.0.1", "10.0.0.1", shared=True):
                 await release.wait()
+
         jobs = [asyncio.ensure_future(hold()) for _ in range(5)]
         await asyncio.sleep(0)
         outcomes = [j for j in jobs if j.done()]
@@ -201,6 +218,7 @@ def test_new_ids_share_their_address_s_line_with_its_own_bounds():
         release.set()
         await asyncio.gather(*jobs, return_exceptions=True)
         return queue
+
     queue = asyncio.run(scenario())
     assert queue.free == 4 and not queue.shared
 
@@ -212,13 +230,16 @@ def test_sleeping_jobs_do_not_keep_an_honest_job_from_starting(runner):
     assert sandbox.jobs > sandbox.workers
 
     async def scenario():
-        sleepers = [asyncio.ensure_future(sandbox.run(job(SLOW), owner=f"colluder-{i}", address=f"10.0.1.{i}"))
-                    for i in range(sandbox.workers)]
+        sleepers = [
+            asyncio.ensure_future(sandbox.run(job(SLOW), owner=f"colluder-{i}", address=f"10.0.1.{i}"))
+            for i in range(sandbox.workers)
+        ]
         await asyncio.sleep(0.3)
         started = time.perf_counter()
         verdict = await sandbox.run(job("x = 1", check="assert x == 1"), owner="honest", address="10.0.0.1")
         seconds = time.perf_counter() - started
         await asyncio.gather(*sleepers)
         return verdict, seconds
+
     verdict, seconds = runner(scenario())
     assert verdict.status == "passed" and seconds < 1.0, seconds

@@ -1,10 +1,12 @@
 """Whatever bytes a job writes to its result pipe, the server's decoder either yields a
 well-formed report or raises FrameError (that job's "crashed"), and a verdict built from it can
 always be sent on and rendered as UTF-8."""
+
 import json
 import struct
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app.sandbox import framing, reports
 from app.sandbox.outcome import outcome
@@ -16,16 +18,24 @@ JOB_PIPE_LIMIT = 1 << 20  # what process.JobProcess allows per frame
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-    max_leaves=20)
-report_like = st.fixed_dictionaries({}, optional={
-    "status": st.sampled_from(["passed", "failed", "error", "memory", "x"]) | json_values,
-    "message": st.text() | json_values, "part": st.text() | json_values,
-    "line": st.integers(-5, 1 << 40) | json_values, "column": st.integers(-5, 1 << 40) | json_values})
+    max_leaves=20,
+)
+report_like = st.fixed_dictionaries(
+    {},
+    optional={
+        "status": st.sampled_from(["passed", "failed", "error", "memory", "x"]) | json_values,
+        "message": st.text() | json_values,
+        "part": st.text() | json_values,
+        "line": st.integers(-5, 1 << 40) | json_values,
+        "column": st.integers(-5, 1 << 40) | json_values,
+    },
+)
 frames = st.one_of(
     st.builds(lambda v: {"ready": v}, st.dictionaries(st.text(max_size=10), st.booleans()) | json_values),
     st.builds(lambda v: {"result": v}, report_like | json_values),
     st.builds(lambda v: {"setup_error": v}, st.text() | json_values),
-    json_values)
+    json_values,
+)
 
 
 def _framed(body: bytes) -> bytes:
@@ -88,15 +98,15 @@ def test_json_frames_of_any_shape(values, cuts):
 @given(st.lists(frames, min_size=1, max_size=3), st.integers(1, 50))
 def test_truncated_frames_never_decode_partially(values, cut):
     framed = [_framed(json.dumps(v).encode()) for v in values]
-    truncated = b"".join(framed)[:max(0, sum(map(len, framed)) - cut)]
+    truncated = b"".join(framed)[: max(0, sum(map(len, framed)) - cut)]
     buffer = framing.FrameBuffer(JOB_PIPE_LIMIT)
     decoded = buffer.feed(truncated)
-    assert len(decoded) < len(values) and decoded == [json.loads(f[4:]) for f in framed[:len(decoded)]]
-    assert buffer.pending == (len(truncated) > sum(map(len, framed[:len(decoded)])))
+    assert len(decoded) < len(values) and decoded == [json.loads(f[4:]) for f in framed[: len(decoded)]]
+    assert buffer.pending == (len(truncated) > sum(map(len, framed[: len(decoded)])))
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.integers(framing.MAX_DEPTH + 1, 300_000), st.sampled_from(["[", "{\"a\":"]), st.binary(max_size=20))
+@given(st.integers(framing.MAX_DEPTH + 1, 300_000), st.sampled_from(["[", '{"a":']), st.binary(max_size=20))
 def test_deep_nesting_is_refused_not_recursed(depth, opener, tail):
     closer = "]" if opener == "[" else "}"
     body = (opener * depth + "1" + closer * depth).encode() + tail
@@ -118,8 +128,10 @@ def test_oversized_headers_are_refused_at_once(size, rest):
 
 
 @settings(max_examples=200, deadline=None)
-@given(report_like.filter(lambda r: all(isinstance(r.get(k, ""), str) for k in ("status", "message"))),
-       st.lists(st.integers(0, 300), max_size=5))
+@given(
+    report_like.filter(lambda r: all(isinstance(r.get(k, ""), str) for k in ("status", "message"))),
+    st.lists(st.integers(0, 300), max_size=5),
+)
 def test_well_formed_reports_survive_any_chunking(result, cuts):
     data = _framed(b'{"ready": {"seccomp": true}}') + _framed(json.dumps({"result": result}).encode())
     try:

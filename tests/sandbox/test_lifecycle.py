@@ -1,4 +1,5 @@
 """Starting, overload, the fork server dying, and shutting down; each test owns its sandbox."""
+
 import asyncio
 import os
 import signal
@@ -29,12 +30,14 @@ async def _started(**kwargs) -> Sandbox:
 
 def _with_sandbox(scenario, **kwargs):
     """Run `scenario(sandbox)` on a freshly started sandbox, closed afterwards whatever happens."""
+
     async def main():
         sandbox = await _started(**kwargs)
         try:
             return await scenario(sandbox)
         finally:
             await sandbox.close()
+
     return asyncio.run(main())
 
 
@@ -50,6 +53,7 @@ def test_busy_at_once_when_workers_and_queue_are_full():
         assert time.monotonic() - began < 0.05
         assert [v.status for v in await asyncio.gather(running, queued)] == ["passed", "passed"]
         assert (await sandbox.run(PASSING)).status == "passed"  # capacity is back
+
     _with_sandbox(scenario, workers=1, queue=1)
 
 
@@ -63,6 +67,7 @@ def test_restarted_after_the_fork_server_is_killed():
         assert (await sandbox.status())["server_pid"] != first
         assert sandbox.protections()
         assert [path for path in stale if os.path.exists(path)] == []  # the new server removed them
+
     _with_sandbox(scenario, workers=2)
 
 
@@ -75,6 +80,7 @@ def test_job_retried_once_when_the_server_dies_under_it():
         verdict = await slow
         assert (verdict.status, verdict.stdout) == ("passed", "done\n")
         assert not _alive(status["server_pid"]) and not _alive(status["zygote_pid"])
+
     _with_sandbox(scenario, workers=2)
 
 
@@ -85,6 +91,7 @@ def test_unavailable_when_the_server_cannot_start(tmp_path):
             await sandbox.start()
         with pytest.raises(SandboxUnavailable):
             await sandbox.run(PASSING)
+
     asyncio.run(scenario())
 
 
@@ -101,6 +108,7 @@ def test_close_ends_the_server_and_every_job():
         with pytest.raises((SandboxUnavailable, asyncio.CancelledError)):
             await asyncio.wait_for(running, 5)
         return tree, cgroups
+
     tree, cgroups = asyncio.run(scenario())
     time.sleep(0.2)
     assert [pid for pid in tree if _alive(pid)] == []
@@ -117,4 +125,5 @@ def test_a_cancelled_run_stops_its_job():
         assert time.monotonic() - began < 1.5
         status = await sandbox.status()
         assert status["running"] == 0 and status["pending"] == 0
+
     _with_sandbox(scenario, workers=1, queue=4)

@@ -1,4 +1,5 @@
 """A job sees only what it needs of the filesystem, wherever the app is installed."""
+
 import asyncio
 import os
 import shutil
@@ -27,13 +28,27 @@ def test_the_root_holds_only_the_runtime(runner):
     canary = world_writable_dir("codecloze-canary-")
     (canary / "readable.txt").write_text("host file")
     os.chmod(canary / "readable.txt", 0o644)
-    paths = [str(canary / "readable.txt"), "/etc/passwd", "/etc/hostname", "/home", "/var", "/usr/bin",
-             str(PROJECT_DIR / "app"), str(PROJECT_DIR / "pyproject.toml"), "/sys", "/run", "/dev/shm"]
+    paths = [
+        str(canary / "readable.txt"),
+        "/etc/passwd",
+        "/etc/hostname",
+        "/home",
+        "/var",
+        "/usr/bin",
+        str(PROJECT_DIR / "app"),
+        str(PROJECT_DIR / "pyproject.toml"),
+        "/sys",
+        "/run",
+        "/dev/shm",
+    ]
     needed = needed_paths()  # a runtime installed under /home or /var makes those visible, rightly
     paths = [p for p in paths if not any(Path(p) in q.parents for q in needed)]
     try:
-        verdict = runner.run(LOOK_AROUND, setup=f"PATHS = {paths!r}",
-                             check="assert etc == ['ld.so.cache'], etc\nassert seen == [], seen\nprint(top)")
+        verdict = runner.run(
+            LOOK_AROUND,
+            setup=f"PATHS = {paths!r}",
+            check="assert etc == ['ld.so.cache'], etc\nassert seen == [], seen\nprint(top)",
+        )
     finally:
         shutil.rmtree(canary)
     assert verdict.status == "passed", verdict
@@ -61,6 +76,7 @@ def test_the_database_is_invisible_wherever_it_points(tmp_path):
                 return await sandbox.run(job(f"import os\nprint(os.path.exists({str(db_dir / 'other.db')!r}))"))
             finally:
                 await sandbox.close()
+
         verdict = asyncio.run(look())
     finally:
         shutil.rmtree(db_dir)
@@ -100,6 +116,7 @@ def test_a_runtime_installed_under_tmp_works_in_jobs(venv_under_tmp):
             return sandbox.protections(), await sandbox.run(job(LAZY_TORCH))
         finally:
             await sandbox.close()
+
     protections, verdict = asyncio.run(run())
     assert verdict.status == "passed", verdict
     assert eval(verdict.stdout.splitlines()[-1]) == sorted(["t.pt", venv_under_tmp.parent.name])
@@ -121,8 +138,21 @@ found = {name: can_import(name) for name in NAMES}
 def test_jobs_import_only_the_offered_distributions_and_the_stdlib(runner):
     """torch, numpy and einops (the default), torch's dependencies and the standard library
     import; what else is installed beside them (the web app's own stack) does not."""
-    names = ["einops", "numpy", "torch", "sympy", "json", "sqlite3", "fastapi", "sqlalchemy", "psycopg",
-             "pydantic", "yaml", "pip", "app.settings"]
+    names = [
+        "einops",
+        "numpy",
+        "torch",
+        "sympy",
+        "json",
+        "sqlite3",
+        "fastapi",
+        "sqlalchemy",
+        "psycopg",
+        "pydantic",
+        "yaml",
+        "pip",
+        "app.settings",
+    ]
     verdict = runner.run(IMPORTS, setup=f"NAMES = {names!r}", check="print(found)")
     assert verdict.status == "passed", verdict
     found = eval(verdict.stdout)

@@ -1,4 +1,5 @@
 """Verdicts, output, randomness and the protections the sandbox claims, against one fork server."""
+
 import sys
 from pathlib import Path
 
@@ -21,7 +22,11 @@ def test_parts_run_in_order_in_one_namespace(runner):
 def test_failed_check_carries_the_assertion_message_and_line(runner):
     verdict = runner.run("y = 41", check="z = 1\nassert y == 42, f'expected 42, got {y}'")
     assert (verdict.status, verdict.message, verdict.part, verdict.line) == (
-        "failed", "expected 42, got 41", "check", 2)
+        "failed",
+        "expected 42, got 41",
+        "check",
+        2,
+    )
 
 
 def test_failed_check_without_message(runner):
@@ -32,7 +37,11 @@ def test_failed_check_without_message(runner):
 def test_error_points_at_the_line_of_the_code(runner):
     verdict = runner.run("a = 1\nb = 0\nc = a / b\n", check="assert True")
     assert (verdict.status, verdict.message, verdict.part, verdict.line) == (
-        "error", "ZeroDivisionError: division by zero", "code", 3)
+        "error",
+        "ZeroDivisionError: division by zero",
+        "code",
+        3,
+    )
     assert 'File "<code>", line 3' in verdict.stderr and "c = a / b" in verdict.stderr
 
 
@@ -104,8 +113,9 @@ def test_environment_and_descriptors_are_clean(runner):
 
 def runtime_under_tmp() -> list[str]:
     """What a job's private /tmp holds: the runtime bound back in, when it is installed under /tmp."""
-    return sorted({Path(p).relative_to("/tmp").parts[0] for p in (sys.prefix, sys.base_prefix)
-                   if Path("/tmp") in Path(p).parents})
+    return sorted(
+        {Path(p).relative_to("/tmp").parts[0] for p in (sys.prefix, sys.base_prefix) if Path("/tmp") in Path(p).parents}
+    )
 
 
 def test_claimed_protections_hold(runner, data_dir):
@@ -115,13 +125,13 @@ def test_claimed_protections_hold(runner, data_dir):
         "pid_namespace": "import os; assert os.getpid() == 1 and os.listdir('/proc').count('1') == 1",
         "net_namespace": "assert open('/proc/net/dev').read().count(':') == 1  # only lo",
         "readonly_fs": "import os\ntry:\n    open('/ro-test', 'w')\nexcept OSError as e:\n"
-                       "    assert e.errno == 30, e\nelse:\n    raise AssertionError('wrote')",
+        "    assert e.errno == 30, e\nelse:\n    raise AssertionError('wrote')",
         "private_tmp": f"import os; assert os.getcwd() == '/tmp' and sorted(os.listdir('/tmp')) == {runtime_under_tmp()!r}",
         "hidden_data_dirs": f"import os; assert not os.path.exists({str(data_dir / 'secret.txt')!r})",
         "minimal_root": "import os; assert os.listdir('/etc') == ['ld.so.cache'] and not os.path.exists('/home')",
         "unprivileged_uid": "import os; assert os.getuid() >= 1000 and os.geteuid() >= 1000",
         "seccomp": "import socket\ntry:\n    socket.socket()\nexcept PermissionError:\n    pass\n"
-                   "else:\n    raise AssertionError('socket')",
+        "else:\n    raise AssertionError('socket')",
         "rlimits": "import resource; assert resource.getrlimit(resource.RLIMIT_NPROC)[0] == 16",
     }
     for name, check in probes.items():

@@ -1,4 +1,5 @@
 """Alembic's entry point: run with the connection the app (or `alembic`) hands over."""
+
 from alembic import context
 from sqlalchemy import create_engine
 
@@ -13,6 +14,7 @@ def run() -> None:
     url = context.config.get_main_option("sqlalchemy.url")
     if not url:  # `alembic upgrade head` from a shell: the app's own settings name the database
         from app.settings import Settings
+
         url = Settings().sqlalchemy_url
     with create_engine(url).begin() as conn:
         _migrate(conn)

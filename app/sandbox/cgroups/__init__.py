@@ -9,6 +9,7 @@ memory, pids and cpu controllers are offered to this process's cgroup (v2.py), v
 host has them in v1 hierarchies (v1.py). Where neither is usable, `open_cgroups` returns None
 and the server polls /proc instead (watch.py), as /healthz then says, with the reasons.
 """
+
 from . import discovery
 from .files import remove_server_trees
 from .slots import SlotCgroups
@@ -41,8 +42,12 @@ def open_cgroups(limits: dict, workers: int = 1, enabled: bool = True) -> tuple[
 def accounting(cgroups: SlotCgroups | None, not_used: dict) -> dict:
     """For the ready announcement and /healthz: which version bounds the trees, with each
     controller's directory, or polling; and why the versions not used are not."""
-    return {"cgroups": cgroups.version if cgroups else None, "tree_limits": "cgroup" if cgroups else "polling",
-            "controllers": cgroups.controllers() if cgroups else {}, "not_used": not_used}
+    return {
+        "cgroups": cgroups.version if cgroups else None,
+        "tree_limits": "cgroup" if cgroups else "polling",
+        "controllers": cgroups.controllers() if cgroups else {},
+        "not_used": not_used,
+    }
 
 
 def protections(cgroups: SlotCgroups | None) -> dict[str, bool]:

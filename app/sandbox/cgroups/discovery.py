@@ -5,6 +5,7 @@ v2: the cgroup2 mount (/proc/self/mountinfo) and this process's "0::/..." line o
 v1: for each of memory, pids, cpu and cpuacct, its hierarchy's mount and this process's path
 there. Each answer comes with the reason when it is not usable, for /healthz.
 """
+
 import os
 
 from .files import read
@@ -40,12 +41,12 @@ def _directory(root: str, mount_point: str, path: str) -> str | None:
     if root == "/":
         return mount_point.rstrip("/") + path.rstrip("/")
     if path == root or path.startswith(root + "/"):
-        return mount_point.rstrip("/") + path[len(root):].rstrip("/")
+        return mount_point.rstrip("/") + path[len(root) :].rstrip("/")
     return None
 
 
 def usable_v2(directory: str, controllers=V2_CONTROLLERS) -> str:
-    """"" when the controllers are offered to directory's children-to-be and it is writable;
+    """ "" when the controllers are offered to directory's children-to-be and it is writable;
     otherwise why not."""
     offered = read(f"{directory}/cgroup.controllers").split()
     missing = [name for name in controllers if name not in offered]

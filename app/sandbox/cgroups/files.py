@@ -3,6 +3,7 @@
 Shared by v1 and v2: the files differ, the protocol does not (one value per write, "key value"
 lines to read, rmdir for removal, and in v2 `cgroup.kill` for whatever is still inside).
 """
+
 import os
 import time
 
@@ -82,8 +83,13 @@ def remove_server_trees(bases: list[str], seconds: float = 2.0) -> None:
 
 def remove_stale(directory: str) -> None:
     """Trees of servers that were killed (no process has their pid any more)."""
-    stale = [entry.path for entry in os.scandir(directory)
-             if entry.is_dir() and entry.name.startswith(PREFIX) and entry.name[len(PREFIX):].isdigit()
-             and not os.path.exists(f"/proc/{entry.name[len(PREFIX):]}")]
+    stale = [
+        entry.path
+        for entry in os.scandir(directory)
+        if entry.is_dir()
+        and entry.name.startswith(PREFIX)
+        and entry.name[len(PREFIX) :].isdigit()
+        and not os.path.exists(f"/proc/{entry.name[len(PREFIX) :]}")
+    ]
     if stale:
         remove_server_trees(stale, seconds=1.0)

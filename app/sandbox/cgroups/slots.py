@@ -4,6 +4,7 @@ One cgroup per slot (in every v1 hierarchy, or one in v2), made on first use and
 slots are pooled. Counters are read as deltas from a baseline taken when a job process enters
 its slot: v2 cannot reset them, and so neither version needs to.
 """
+
 import os
 
 from .files import remove_server_trees, write
@@ -20,6 +21,7 @@ class SlotCgroups:
     """enter / cpu_seconds / ran_out_of_memory / controllers / close, for pool.py and outside.py.
     A version says how a new slot is limited (`limit`), where its CPU time and OOM kills are
     counted (`cpu_total`, `oom_kills`), and may empty a reused slot first (`clear`)."""
+
     version = ""
 
     def __init__(self, bases: dict[str, str], limits: dict):

@@ -4,6 +4,7 @@ memory counts every page the tree touches (shmem, tmpfs and memfd included) and 
 kernel's OOM kills in memory.oom_control; pids bounds the tree whatever its uids or sessions;
 cpu gives each job an equal share and at most one CPU; cpuacct counts its CPU time.
 """
+
 import os
 
 from .files import PREFIX, read, remove_stale, stat, write

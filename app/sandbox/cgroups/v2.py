@@ -14,6 +14,7 @@ that applies to it still applies to them. It is done only when the kernel refuse
 Falling back to v1 or to polling instead would lose shmem/tmpfs accounting on v2-only hosts,
 where this is the usual case.
 """
+
 import errno
 import os
 import time

@@ -4,10 +4,11 @@ Revision ID: 0004
 Revises: 0003
 Create Date: 2026-12-01
 """
-from datetime import datetime, timezone
 
-from alembic import op
+from datetime import UTC, datetime
+
 import sqlalchemy as sa
+from alembic import op
 
 revision = "0004"
 down_revision = "0003"
@@ -15,12 +16,13 @@ branch_labels = None
 depends_on = None
 
 
-
 def _key() -> list[sa.Column]:
-    return [sa.Column("snippet_id", sa.String(64), primary_key=True),
-            sa.Column("version", sa.String(12), primary_key=True),
-            sa.Column("class_code", sa.String(32), primary_key=True),
-            sa.Column("day", sa.String(10), primary_key=True)]
+    return [
+        sa.Column("snippet_id", sa.String(64), primary_key=True),
+        sa.Column("version", sa.String(12), primary_key=True),
+        sa.Column("class_code", sa.String(32), primary_key=True),
+        sa.Column("day", sa.String(10), primary_key=True),
+    ]
 
 
 def upgrade() -> None:
@@ -35,28 +37,34 @@ def upgrade() -> None:
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     )
     op.create_table(
-        "class_activity", *_key(),
+        "class_activity",
+        *_key(),
         sa.Column("learner", sa.String(64), primary_key=True),
         sa.Column("attempts", sa.Integer, nullable=False),
         sa.Column("recalls", sa.Integer, nullable=False),
         sa.Column("accuracy", sa.Float, nullable=False),
     )
     op.create_table(
-        "class_spans", *_key(),
+        "class_spans",
+        *_key(),
         sa.Column("span", sa.Integer, primary_key=True),
         sa.Column("seen", sa.Integer, nullable=False),
         sa.Column("missed", sa.Integer, nullable=False),
     )
     op.create_table(
-        "class_answers", *_key(),
+        "class_answers",
+        *_key(),
         sa.Column("first", sa.Integer, primary_key=True),
         sa.Column("last", sa.Integer, primary_key=True),
         sa.Column("state", sa.String(8), primary_key=True),
         sa.Column("given", sa.String(200), primary_key=True),
         sa.Column("count", sa.Integer, nullable=False),
     )
-    op.create_index("ix_class_answers_blank", "class_answers",
-                    ["snippet_id", "version", "class_code", "state", "first", "last", "given", "day", "count"])
+    op.create_index(
+        "ix_class_answers_blank",
+        "class_answers",
+        ["snippet_id", "version", "class_code", "state", "first", "last", "given", "day", "count"],
+    )
     op.create_table(
         "alternatives",
         sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
@@ -77,20 +85,44 @@ def upgrade() -> None:
 def _count_existing(conn) -> None:
     """Attempts made before classes existed enter the counters as class "" (no class)."""
     from types import SimpleNamespace
+
     from app.classes.counts import count_attempts  # the counting the app does at this revision
-    old = sa.table("attempts", sa.column("id", sa.BigInteger), sa.column("learner"), sa.column("snippet_id"),
-                   sa.column("version"), sa.column("blanks", sa.JSON), sa.column("practice", sa.Boolean),
-                   sa.column("created_at", sa.DateTime(timezone=True)))
+
+    old = sa.table(
+        "attempts",
+        sa.column("id", sa.BigInteger),
+        sa.column("learner"),
+        sa.column("snippet_id"),
+        sa.column("version"),
+        sa.column("blanks", sa.JSON),
+        sa.column("practice", sa.Boolean),
+        sa.column("created_at", sa.DateTime(timezone=True)),
+    )
     last = 0
     while rows := conn.execute(sa.select(old).where(old.c.id > last).order_by(old.c.id).limit(1000)).all():
-        count_attempts(conn, [(r.id, SimpleNamespace(learner=r.learner, snippet_id=r.snippet_id, version=r.version,
-                                                     blanks=r.blanks or (), practice=bool(r.practice)),
-                               _utc(r.created_at)) for r in rows], {})
+        count_attempts(
+            conn,
+            [
+                (
+                    r.id,
+                    SimpleNamespace(
+                        learner=r.learner,
+                        snippet_id=r.snippet_id,
+                        version=r.version,
+                        blanks=r.blanks or (),
+                        practice=bool(r.practice),
+                    ),
+                    _utc(r.created_at),
+                )
+                for r in rows
+            ],
+            {},
+        )
         last = rows[-1].id
 
 
 def _utc(at: datetime) -> datetime:
-    return at.replace(tzinfo=timezone.utc) if at.tzinfo is None else at.astimezone(timezone.utc)
+    return at.replace(tzinfo=UTC) if at.tzinfo is None else at.astimezone(UTC)
 
 
 def downgrade() -> None:

@@ -4,8 +4,9 @@ Revision ID: 0008
 Revises: 0004
 Create Date: 2026-12-01
 """
-from alembic import op
+
 import sqlalchemy as sa
+from alembic import op
 
 revision = "0008"
 down_revision = "0007"
