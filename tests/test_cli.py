@@ -134,7 +134,7 @@ def test_plain_python_runner(files):
     good, wrong, text = done.stdout.splitlines()
     assert good == f"{files['good.md']}: ok" and text.strip().startswith("assert hypot(1, 1) == 2")
     assert wrong.startswith(f"{files['wrong.md']}:{line_of(snippet_text(WRONG), 'hypot(1, 1) == 2')}: ")
-    assert "failed" in wrong and "hypot(1, 1) should be 2" in wrong
+    assert "验证未通过" in wrong and "hypot(1, 1) should be 2" in wrong
 
 
 # -- the rules themselves, with a stand-in sandbox ------------------------------------------
@@ -166,7 +166,7 @@ def test_a_failing_check_is_placed_on_its_file_line():
     [problem] = report.problems
     assert report.verdict == verdict
     assert problem.line == line_of(text, "hypot(1, 1) == 2")
-    assert "failed" in problem.message and "hypot(1, 1) should be 2" in problem.message
+    assert "验证未通过" in problem.message and "hypot(1, 1) should be 2" in problem.message
 
 
 def test_a_timeout_and_a_busy_sandbox_are_problems():
