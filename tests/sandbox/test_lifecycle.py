@@ -54,7 +54,8 @@ def test_busy_at_once_when_workers_and_queue_are_full():
         assert [v.status for v in await asyncio.gather(running, queued)] == ["passed", "passed"]
         assert (await sandbox.run(PASSING)).status == "passed"  # capacity is back
 
-    _with_sandbox(scenario, workers=1, queue=1)
+    # One job at once (the budget would admit up to 4 per worker): one running, one waiting, full.
+    _with_sandbox(scenario, workers=1, queue=1, jobs=1)
 
 
 def test_restarted_after_the_fork_server_is_killed():
