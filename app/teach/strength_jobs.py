@@ -56,6 +56,10 @@ class StrengthJobs:
                 return job_id
         return None
 
+    def busy(self) -> bool:
+        """Whether any analysis is under way in this process."""
+        return any(not job.finished for job in self._jobs.values())
+
     def start(self, snippet: Snippet, sandbox, engine=None) -> str:
         """The id of the version's run in this process, started now unless one is under way."""
         found = self.running(snippet.id, snippet.version)
