@@ -21,8 +21,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from fastapi.testclient import TestClient  # noqa: E402
-
 from app.classes import roster  # noqa: E402
 from app.classes.counts import class_codes, count_attempts  # noqa: E402
 from app.engine.score import score  # noqa: E402
@@ -35,6 +33,7 @@ from app.memory.update import apply_attempts  # noqa: E402
 from app.settings import Settings  # noqa: E402
 from bench.memory_bench import timed  # noqa: E402
 from tests.class_helpers import plain_figures  # noqa: E402
+from tests.site_client import SiteClient  # noqa: E402
 from tests.teach_helpers import TOKEN  # noqa: E402
 
 SNIPPET = "mlm-online-softmax"
@@ -104,7 +103,7 @@ def main() -> None:
 
             url = stack.enter_context(PostgresServer()).new_database()
         app = create_app(Settings(data_dir=data, execution=False, use_cdn=False, teacher_token=TOKEN, database_url=url))
-        client = stack.enter_context(TestClient(app))
+        client = stack.enter_context(SiteClient(app))
         ids = learners(app, rng)
         write_s = history(app, ids, args.attempts, rng)
         if url:  # what autovacuum does after a bulk load, done now rather than in a minute

@@ -15,6 +15,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.web_app import BODIES, LEARNER, SNIPPET, UNITS, app, page_url  # noqa: E402
 
 HEADERS = [
+    (b"host", b"127.0.0.1"),
+    (b"origin", b"http://127.0.0.1"),  # the site's own page posts it
     (b"hx-request", b"true"),
     (b"content-type", b"application/x-www-form-urlencoded"),
     (b"cookie", f"cc_learner={LEARNER}".encode()),

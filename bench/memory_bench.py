@@ -19,8 +19,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from fastapi.testclient import TestClient  # noqa: E402
-
 from app.engine.score import score  # noqa: E402
 from app.engine.tokens import eligible_spans  # noqa: E402
 from app.learn.drills import random_drill  # noqa: E402
@@ -29,6 +27,7 @@ from app.memory.record import attempt_record  # noqa: E402
 from app.memory.review import review_mask  # noqa: E402
 from app.memory.state import card_version, token_memory  # noqa: E402
 from app.settings import Settings  # noqa: E402
+from tests.site_client import SiteClient  # noqa: E402
 
 
 def history(app, learner: str, count: int, rng: random.Random) -> float:
@@ -79,7 +78,7 @@ def main() -> None:
     rng = random.Random(9)
     with tempfile.TemporaryDirectory() as data:
         app = create_app(Settings(data_dir=Path(data), execution=False, use_cdn=False))
-        with TestClient(app) as client:
+        with SiteClient(app) as client:
             learner = app.state.identity.new_id()
             write_s = history(app, learner, args.attempts, rng)
             client.cookies.set("cc_learner", app.state.identity.cookie_value(learner), domain="testserver.local")

@@ -10,11 +10,11 @@ from urllib.parse import urlencode
 
 from fastapi import Request
 from fastapi.responses import HTMLResponse
-from fastapi.testclient import TestClient
 
 from app.learn.drills import mask_query, random_drill
 from app.main import create_app
 from app.settings import Settings
+from tests.site_client import SiteClient
 
 settings = Settings(data_dir=Path(os.environ.get("BENCH_DATA", tempfile.mkdtemp())), execution=False)
 app = create_app(settings)
@@ -42,7 +42,7 @@ _rng = random.Random(7)
 BODIES = {unit: [urlencode(submission_form(unit, seed, _rng)) for seed in range(1, 201)] for unit in UNITS}
 LEARNER = "b" * 32  # a returning learner's cookie
 PAGE_BYTES, SCORED_BYTES = {}, {}
-with TestClient(app) as client:
+with SiteClient(app) as client:
     for unit in UNITS:
         pages = [len(client.get(page_url(unit, seed)).content) for seed in range(1, 21)]
         PAGE_BYTES[unit] = b"x" * (sum(pages) // len(pages))

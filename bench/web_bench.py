@@ -29,7 +29,7 @@ SUBMIT = """
 local bodies = {{{bodies}}}
 request = function()
   return wrk.format("POST", "{path}", {{["Content-Type"] = "application/x-www-form-urlencoded",
-    ["HX-Request"] = "true", ["Cookie"] = "cc_learner={learner}"}}, bodies[math.random(#bodies)])
+    ["HX-Request"] = "true", ["Cookie"] = "cc_learner={learner}", ["Origin"] = "{origin}"}}, bodies[math.random(#bodies)])
 end
 """
 
@@ -111,8 +111,8 @@ def main() -> None:
             pages = pair(run, f'wrk.path = "/bench/static/{unit}"', NEW_MASK.replace("{query}", query), args.rounds)
             scored = pair(
                 run,
-                SUBMIT.format(bodies=bodies, learner=LEARNER, path=f"/bench/static/{unit}"),
-                SUBMIT.format(bodies=bodies, learner=LEARNER, path="/s/mlm-flash-forward/drill"),
+                SUBMIT.format(bodies=bodies, learner=LEARNER, origin=base, path=f"/bench/static/{unit}"),
+                SUBMIT.format(bodies=bodies, learner=LEARNER, origin=base, path="/s/mlm-flash-forward/drill"),
                 args.rounds,
             )
             results.append((unit, pages, scored))

@@ -72,7 +72,7 @@ def load(url: str, learners: int, seconds: float) -> dict:
 
     def learner(n: int) -> None:
         body = form(n)
-        with httpx.Client(base_url=url, timeout=30, headers={"accept": "application/json"}) as http:
+        with httpx.Client(base_url=url, timeout=30, headers={"accept": "application/json", "origin": url}) as http:
             while time.monotonic() < deadline:
                 started = time.perf_counter()
                 response = http.post("/s/mlm-online-softmax/drill", data=body)

@@ -5,32 +5,32 @@ import asyncio
 import secrets
 from collections import Counter, defaultdict
 
-from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from app.db.tables import attempts
 from app.memory.record import RECALLED
 from tests.helpers import drill_form
+from tests.site_client import SiteClient
 from tests.teach_helpers import TOKEN
 
 SNIPPET = "mlm-online-softmax"
 
 
-def teacher(app, name: str = "王老师") -> tuple[TestClient, str]:
+def teacher(app, name: str = "王老师") -> tuple[SiteClient, str]:
     """A signed-in teacher client and its CSRF token."""
-    client = TestClient(app)
+    client = SiteClient(app)
     assert client.post("/teach/login", data={"token": TOKEN, "name": name}, follow_redirects=False).status_code == 303
     page = client.get("/teach/classes").text
     return client, page.split('name="csrf" value="')[1].split('"')[0]
 
 
-def make_class(client: TestClient, csrf: str, code: str, name: str = "") -> None:
+def make_class(client: SiteClient, csrf: str, code: str, name: str = "") -> None:
     response = client.post("/teach/classes", data={"csrf": csrf, "code": code, "name": name}, follow_redirects=False)
     assert response.status_code == 303, response.text[:300]
 
 
-def learner(app, code: str | None = None, name: str = "") -> TestClient:
-    client = TestClient(app)
+def learner(app, code: str | None = None, name: str = "") -> SiteClient:
+    client = SiteClient(app)
     if code:
         assert client.post(f"/join/{code}", follow_redirects=False).status_code == 303
     if name:
@@ -38,7 +38,7 @@ def learner(app, code: str | None = None, name: str = "") -> TestClient:
     return client
 
 
-def submit(client: TestClient, seed: int = 1, wrong: dict | None = None, rate: int = 30, **extra) -> dict:
+def submit(client: SiteClient, seed: int = 1, wrong: dict | None = None, rate: int = 30, **extra) -> dict:
     """Submit a mask with every answer right except `wrong` {key: text}; the result as JSON."""
     form = drill_form(client.app, SNIPPET, rate, seed)
     form.update(wrong or {}, **extra)

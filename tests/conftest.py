@@ -9,10 +9,10 @@ os.environ.setdefault("CODECLOZE_DATA_DIR", tempfile.mkdtemp(prefix="codecloze-i
 os.environ.setdefault("CODECLOZE_LOG_LEVEL", "WARNING")  # one line per submission is for operators, not test output
 
 import pytest
-from fastapi.testclient import TestClient
 
 from app.main import create_app
 from app.settings import PROJECT_DIR, Settings
+from tests.site_client import SiteClient
 
 SNIPPETS = PROJECT_DIR / "snippets"
 CHROMIUM = "/usr/bin/chromium"
@@ -25,7 +25,7 @@ def settings(tmp_path: Path) -> Settings:
 
 @pytest.fixture
 def client(settings: Settings):
-    with TestClient(create_app(settings)) as test_client:
+    with SiteClient(create_app(settings)) as test_client:
         yield test_client
 
 
@@ -33,7 +33,7 @@ def client(settings: Settings):
 def running_client(tmp_path_factory):
     """An app with the sandbox running, shared by a module's tests (starting it costs ~1 s)."""
     settings = Settings(data_dir=tmp_path_factory.mktemp("run-data"), use_cdn=False, cpu_seconds=2, wall_seconds=4)
-    with TestClient(create_app(settings)) as test_client:
+    with SiteClient(create_app(settings)) as test_client:
         yield test_client
 
 

@@ -38,4 +38,6 @@ class ThreadedServer:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
 
     def client(self, **kwargs) -> httpx.Client:
-        return httpx.Client(base_url=self.url, timeout=60, **kwargs)
+        """A client posting as this site's pages do (with their origin)."""
+        headers = {"origin": self.url, **kwargs.pop("headers", {})}
+        return httpx.Client(base_url=self.url, timeout=60, headers=headers, **kwargs)

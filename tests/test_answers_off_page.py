@@ -147,7 +147,12 @@ def test_reveal_all_of_an_exercise_is_kept_too(served, main_app):
     http = learner(served)
     snippet = main_app.state.library.get("ex3-blocked-matmul")
     answers = {h.key: h.answer for h in fixed_drill(snippet).holes}
-    assert http.get("/s/ex3-blocked-matmul?reveal=1").status_code == 200
+    assert http.get("/s/ex3-blocked-matmul?reveal=1").status_code == 200  # a link another site may give
+    untouched = http.post(
+        "/s/ex3-blocked-matmul", data={"version": snippet.version, **answers}, headers={"accept": "application/json"}
+    )
+    assert set(states(untouched).values()) == {"right"}
+    assert http.post("/s/ex3-blocked-matmul", data={"version": snippet.version, "reveal": "all"}).status_code == 200
     scored = http.post(
         "/s/ex3-blocked-matmul", data={"version": snippet.version, **answers}, headers={"accept": "application/json"}
     )

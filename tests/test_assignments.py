@@ -5,7 +5,6 @@ import csv
 import io
 
 import pytest
-from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
 from app.classes.assignments import assignments
@@ -13,6 +12,7 @@ from app.main import create_app
 from app.settings import Settings
 from tests.class_helpers import SNIPPET, learner, make_class, submit, teacher
 from tests.helpers import drill_form
+from tests.site_client import SiteClient
 from tests.teach_helpers import TOKEN
 
 pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning")
@@ -27,7 +27,7 @@ def app(tmp_path, database_url):
             data_dir=tmp_path / "data", execution=False, use_cdn=False, teacher_token=TOKEN, database_url=database_url
         )
     )
-    with TestClient(app):
+    with SiteClient(app):
         yield app
 
 
@@ -50,7 +50,7 @@ def test_the_api_assigns_and_lists_each_learners_status(app):
     make_class(client, csrf, "A1")
     ana, bo = learner(app, "A1", "ana"), learner(app, "A1", "bo")
     learner(app, "A1", "cy")  # a third learner who never practises
-    api = TestClient(app)
+    api = SiteClient(app)
     made = assign(api, "A1", snippet=SNIPPET, rate=30, unit="token", target={"accuracy": 0.9}, due="2027-01-15")
     assert made.status_code == 201, made.text
     body = made.json()
@@ -82,7 +82,7 @@ def test_learners_see_their_assignments_with_progress_on_home_and_me(app):
     make_class(client, csrf, "B2")
     ana = learner(app, "B2", "ana")
     other = learner(app, None, "dan")
-    assign(TestClient(app), "B2", snippet=SNIPPET, rate=30, unit="token", target={"accuracy": 0.9}, due="2027-02-01")
+    assign(SiteClient(app), "B2", snippet=SNIPPET, rate=30, unit="token", target={"accuracy": 0.9}, due="2027-02-01")
     submit(ana, seed=5)
     mine = ana.get("/me", headers=JSON).json()["assignments"]
     assert [(a["snippet"], a["status"], a["progress"]) for a in mine] == [(SNIPPET, "done", 1.0)]
@@ -134,15 +134,15 @@ def test_bad_input_is_a_clear_4xx_that_saves_nothing(app, body, words):
     client, csrf = teacher(app)
     make_class(client, csrf, "D4")
     good = {"snippet": SNIPPET, "rate": 30, "unit": "token", "target": {"accuracy": 0.9}, "due": "2027-01-15"}
-    response = assign(TestClient(app), "D4", **{**good, **body})
+    response = assign(SiteClient(app), "D4", **{**good, **body})
     assert response.status_code == 422 and words in response.text, response.text
     assert rows(app) == 0
-    english = TestClient(app).post("/api/classes/D4/assignments?lang=en", json={**good, **body}, headers=BEARER)
+    english = SiteClient(app).post("/api/classes/D4/assignments?lang=en", json={**good, **body}, headers=BEARER)
     assert english.status_code == 422 and not any("\u4e00" <= ch <= "\u9fff" for ch in english.json()["error"])
 
 
 def test_unknown_class_no_token_and_a_non_json_body_are_refused(app):
-    api = TestClient(app)
+    api = SiteClient(app)
     good = {"snippet": SNIPPET, "rate": 30, "unit": "token", "target": {"accuracy": 0.9}, "due": "2027-01-15"}
     assert assign(api, "NOPE", **good).status_code == 404
     assert api.post("/api/classes/NOPE/assignments", json=good).status_code == 401
@@ -163,7 +163,7 @@ def test_the_csv_has_each_rows_learners_status(app):
     make_class(client, csrf, "F6")
     ana = learner(app, "F6", "ana")
     made = assign(
-        TestClient(app), "F6", snippet=SNIPPET, rate=30, unit="token", target={"accuracy": 0.9}, due="2027-01-15"
+        SiteClient(app), "F6", snippet=SNIPPET, rate=30, unit="token", target={"accuracy": 0.9}, due="2027-01-15"
     ).json()
     submit(ana, seed=7)
     table = list(csv.DictReader(io.StringIO(client.get("/teach/classes/F6/attempts.csv").text)))
@@ -176,15 +176,15 @@ def test_editing_a_snippet_keeps_its_assignments_and_the_attempts_made_before(ap
     make_class(client, csrf, "G7")
     ana = learner(app, "G7", "ana")
     source = app.state.library.get(SNIPPET).source
-    put = TestClient(app).put("/api/snippets/square-sum", content=source.encode(), headers=BEARER)
+    put = SiteClient(app).put("/api/snippets/square-sum", content=source.encode(), headers=BEARER)
     assert put.status_code == 201, put.text
-    assert TestClient(app).post("/api/snippets/square-sum/publish", headers=BEARER).status_code == 200
+    assert SiteClient(app).post("/api/snippets/square-sum/publish", headers=BEARER).status_code == 200
     made = assign(
-        TestClient(app), "G7", snippet="square-sum", rate=30, unit="token", target={"reviews": 1}, due="2027-01-15"
+        SiteClient(app), "G7", snippet="square-sum", rate=30, unit="token", target={"reviews": 1}, due="2027-01-15"
     ).json()
     form = drill_form(app, "square-sum", 30, 1)
     assert ana.post("/s/square-sum/drill", data=form, headers=JSON).status_code == 200
     edited = source.replace("summary:", "summary: (edited)", 1)
-    assert TestClient(app).put("/api/snippets/square-sum", content=edited.encode(), headers=BEARER).status_code == 200
+    assert SiteClient(app).put("/api/snippets/square-sum", content=edited.encode(), headers=BEARER).status_code == 200
     assert app.state.library.get("square-sum").version != form["version"]
-    assert statuses(TestClient(app), "G7")[made["id"], "ana"] == ("done", 1)
+    assert statuses(SiteClient(app), "G7")[made["id"], "ana"] == ("done", 1)

@@ -6,7 +6,6 @@ import io
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
 from app.classes.tables import alternatives, classes
@@ -17,6 +16,7 @@ from app.memory.export import csv_cell
 from app.settings import Settings
 from tests.class_helpers import SNIPPET, answers_of, learner, make_class, plain_figures, submit, teacher, write_at
 from tests.helpers import drill_form
+from tests.site_client import SiteClient
 from tests.teach_helpers import TOKEN
 
 pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning")
@@ -31,7 +31,7 @@ def app(tmp_path, database_url):
             data_dir=tmp_path / "data", execution=False, use_cdn=False, teacher_token=TOKEN, database_url=database_url
         )
     )
-    with TestClient(app):
+    with SiteClient(app):
         yield app
 
 
@@ -55,7 +55,7 @@ def test_a_learner_joins_with_a_code_and_attempts_keep_the_class_of_their_time(a
     tutor, csrf = teacher(app)
     make_class(tutor, csrf, "cs-101", "一班")
     assert "cs-101" in tutor.get("/teach/classes").text
-    pupil = TestClient(app)
+    pupil = SiteClient(app)
     page = pupil.get("/join/cs-101")
     assert page.status_code == 200 and "加入这个班级" in page.text and "一班" in page.text
     assert pupil.get("/me", headers=JSON).json()["learner"]["class_code"] is None  # the link alone changes nothing
@@ -82,9 +82,9 @@ def test_bad_class_input_is_refused_in_chinese_and_changes_nothing(app):
         response = tutor.post("/teach/classes", data={"csrf": csrf, **form})
         assert response.status_code == status and words in response.text
     assert tutor.post("/teach/classes", data={"csrf": "forged", "code": "x2"}).status_code == 403
-    assert TestClient(app).post("/teach/classes", data={"csrf": csrf, "code": "x3"}).status_code == 401
+    assert SiteClient(app).post("/teach/classes", data={"csrf": csrf, "code": "x3"}).status_code == 401
     assert count(app, classes) == 1
-    pupil = TestClient(app)
+    pupil = SiteClient(app)
     assert pupil.get("/join/nope").status_code == 404 and "没有班级代码" in pupil.get("/join/nope").text
     assert pupil.post("/join/nope").status_code == 404
     assert pupil.post("/me/profile", data={"class_code": "cs-999"}).status_code == 422
@@ -100,7 +100,7 @@ def test_bad_class_input_is_refused_in_chinese_and_changes_nothing(app):
         assert response.status_code == status, query
         assert any("\u4e00" <= ch <= "\u9fff" for ch in response.text), query  # said in Chinese
     assert tutor.get("/teach/stats/no-such-snippet").status_code == 404
-    assert TestClient(app).get(f"/teach/stats/{SNIPPET}").status_code == 401
+    assert SiteClient(app).get(f"/teach/stats/{SNIPPET}").status_code == 401
 
 
 def test_figures_equal_a_plain_recount_of_the_attempts(app):
@@ -236,7 +236,7 @@ def test_csv_has_one_row_per_blank_of_the_class_only(app):
     wrong = [r for r in rows if r["state"] == "wrong"]
     assert [r["given"] for r in wrong] == ["'=cmd()"]  # a spreadsheet would run it: quoted
     assert tutor.get("/teach/classes/nope/attempts.csv").status_code == 404
-    assert TestClient(app).get("/teach/classes/a/attempts.csv").status_code == 401
+    assert SiteClient(app).get("/teach/classes/a/attempts.csv").status_code == 401
     assert tutor.get("/teach/classes/a/attempts.csv?from=2099-01-01").text.count("\n") == 1  # the header only
     page = tutor.get("/teach/classes/a")
     assert page.status_code == 200 and "小红" in page.text and "/join/a" in page.text
@@ -247,7 +247,7 @@ def test_the_api_returns_the_page_figures_with_the_bearer_token(app):
     make_class(tutor, csrf, "a")
     key = next(k for k in drill_form(app, SNIPPET, 30, 1) if k[:1] == "s" and k[1:].isdigit())
     submit(learner(app, "a"), 1, {key: "nope"})
-    api = TestClient(app)
+    api = SiteClient(app)
     assert api.get(f"/api/snippets/{SNIPPET}/stats?class=a").status_code == 401
     figures = api.get(f"/api/snippets/{SNIPPET}/stats?class=a", headers=BEARER)
     assert figures.status_code == 200 and figures.json() == stats(tutor, "class=a")
@@ -258,7 +258,7 @@ def test_the_api_returns_the_page_figures_with_the_bearer_token(app):
 
 
 def test_without_a_name_at_login_the_session_is_recorded_by_a_short_id(app):
-    assert TestClient(app).post("/teach/login", data={"token": TOKEN, "name": "名" * 41}).status_code == 422
+    assert SiteClient(app).post("/teach/login", data={"token": TOKEN, "name": "名" * 41}).status_code == 422
     tutor, csrf = teacher(app, name="")
     version = app.state.library.get(SNIPPET).version
     assert (
@@ -385,10 +385,10 @@ def test_a_class_code_is_typed_in_any_case_and_a_wrong_one_is_said_on_the_me_pag
     made = tutor.post("/teach/classes", data={"csrf": csrf}, follow_redirects=False)
     code = made.headers["location"].rsplit("/", 1)[1]
     assert code.isupper()  # generated codes are upper case
-    pupil = TestClient(app)
+    pupil = SiteClient(app)
     assert pupil.post("/me/profile", data={"class_code": code.lower()}, follow_redirects=False).status_code == 303
     assert pupil.get("/me", headers=JSON).json()["learner"]["class_code"] == code  # stored as created
-    other = TestClient(app)
+    other = SiteClient(app)
     assert other.get(f"/join/{code.lower()}").status_code == 200
     assert other.post(f"/join/{code.lower()}", follow_redirects=False).status_code == 303
     assert other.get("/me", headers=JSON).json()["learner"]["class_code"] == code

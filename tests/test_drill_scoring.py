@@ -5,7 +5,6 @@ import re
 from html import unescape
 
 import pytest
-from fastapi.testclient import TestClient
 
 from app.engine.diff import token_diff
 from app.engine.score import Hole, is_match, score
@@ -13,6 +12,7 @@ from app.main import create_app
 from app.settings import Settings
 from tests.conftest import copy_snippets
 from tests.helpers import drill_form, right_answers
+from tests.site_client import SiteClient
 
 JSON = {"accept": "application/json"}
 
@@ -168,7 +168,7 @@ def bare_client(tmp_path_factory):
     snippets = copy_snippets(folder)
     (snippets / "bare-check.md").write_text(BARE_CHECK, encoding="utf-8")
     settings = Settings(data_dir=folder / "data", snippets_dir=snippets, use_cdn=False, cpu_seconds=2, wall_seconds=4)
-    with TestClient(create_app(settings)) as client:
+    with SiteClient(create_app(settings)) as client:
         yield client
 
 

@@ -6,13 +6,13 @@ import threading
 from contextlib import contextmanager
 
 import pytest
-from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
 from app.db.store import attempts
 from app.main import create_app
 from app.settings import Settings
 from tests.helpers import drill_form
+from tests.site_client import SiteClient
 from tests.teach_helpers import TOKEN, snippet_text, stored_text
 
 JSON = {"accept": "application/json"}
@@ -81,7 +81,7 @@ def test_a_refused_edit_never_goes_live(client, settings):
         assert refused.status_code == 503 and "没有做任何更改" in refused.json()["error"]
         assert "Version 1" in client.get("/s/square").text
     assert stored_text(client.app) == snippet_text("Version 1")
-    with TestClient(create_app(settings)) as restarted:
+    with SiteClient(create_app(settings)) as restarted:
         assert "Version 1" in restarted.get("/s/square").text
         assert restarted.get("/api/snippets/square", headers=BEARER).json()["status"] == "published"
 
@@ -90,7 +90,7 @@ def test_a_refused_publish_changes_nothing(client, settings):
     client.put("/api/snippets/square", content=snippet_text().encode(), headers=BEARER)
     with locked(settings):
         assert client.post("/api/snippets/square/publish", headers=BEARER).status_code == 503
-    learner = TestClient(client.app)
+    learner = SiteClient(client.app)
     assert learner.get("/s/square").status_code == 404
     with locked(settings):
         assert client.delete("/api/snippets/square", headers=BEARER).status_code == 503

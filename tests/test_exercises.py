@@ -36,10 +36,16 @@ def test_group_hints_from_cloze_are_offered(client):
 
 
 def test_reveal_all_before_submitting(client):
-    html = client.get("/s/ex3-blocked-matmul?reveal=1", headers={"HX-Request": "true"}).text
     snippet = client.app.state.library.get("ex3-blocked-matmul")
+    page = client.get("/s/ex3-blocked-matmul").text
+    assert 'name="reveal" value="all"' in page.split('class="reveal-every"')[1].split("</form>")[0]
+    reveal = {"version": snippet.version, "reveal": "all"}
+    html = client.post("/s/ex3-blocked-matmul", data=reveal, headers={"HX-Request": "true"}).text
     assert html.count('class="blank revealed"') == len(snippet.blanks)
     assert "参考答案" in html
+    # A link cannot reveal: the old address shows the exercise as it is.
+    plain = client.get("/s/ex3-blocked-matmul?reveal=1").text
+    assert 'class="blank revealed"' not in plain and "参考答案" not in plain.split('id="trainer"')[1]
 
 
 def test_submission_shows_answers_and_explanation(client):

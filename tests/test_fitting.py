@@ -68,7 +68,7 @@ def test_fitting_runs_after_the_response_in_another_process_and_drives_the_learn
     ) as url:
         form = urllib.parse.urlencode(drill_form(main_app, SNIPPET, 30, 1)).encode()
         request = urllib.request.Request(
-            f"{url}/s/{SNIPPET}/drill", data=form, headers={"Cookie": f"cc_learner={cookie}"}
+            f"{url}/s/{SNIPPET}/drill", data=form, headers={"Cookie": f"cc_learner={cookie}", "Origin": url}
         )
         started = time.monotonic()
         with urllib.request.urlopen(request, timeout=30) as response:

@@ -9,7 +9,6 @@ import string
 from urllib.parse import quote
 
 import pytest
-from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
@@ -17,6 +16,7 @@ from sqlalchemy import inspect, text
 
 from app.main import create_app
 from app.settings import Settings
+from tests.site_client import SiteClient
 from tests.teach_helpers import TOKEN, snippet_text
 
 IDS = ["mlm-online-softmax", "ex1-attention-memory", "square", "nope", "..", "a" * 70, "ÄÖ", "%00"]
@@ -132,7 +132,7 @@ def snapshot(app) -> str:
 @pytest.fixture
 def teacher(tmp_path):
     app = create_app(Settings(data_dir=tmp_path / "data", execution=False, use_cdn=False, teacher_token=TOKEN))
-    with TestClient(app, raise_server_exceptions=False) as client:
+    with SiteClient(app, raise_server_exceptions=False) as client:
         client.put(
             "/api/snippets/square",
             content=snippet_text().encode(),

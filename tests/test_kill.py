@@ -14,6 +14,7 @@ from app.learn.drills import random_drill
 from app.settings import PROJECT_DIR
 from app.snippets.library import SnippetLibrary
 from tests.conftest import start_server
+from tests.site_client import own_site
 from tests.teach_helpers import TOKEN, snippet_text
 
 pytestmark = pytest.mark.server
@@ -40,7 +41,7 @@ def forms(count: int) -> list[dict]:
 
 
 def burst(url: str, stop: threading.Event, acked: list[int], errors: list[str], bodies: list[dict]) -> None:
-    with httpx.Client(base_url=url, timeout=10, headers={"accept": "application/json"}) as http:
+    with httpx.Client(base_url=url, timeout=10, headers=own_site(url, {"accept": "application/json"})) as http:
         for body in bodies:
             if stop.is_set():
                 return
@@ -84,7 +85,7 @@ def test_every_acknowledged_attempt_survives_kill_9(tmp_path, run):
     try:
         missing = set(acked) - stored_ids(data_dir)
         assert not missing, f"{len(missing)} of {len(acked)} acknowledged attempts lost"
-        with httpx.Client(base_url=url) as http:
+        with httpx.Client(base_url=url, headers=own_site(url)) as http:
             assert http.get("/healthz").json()["status"] == "ok"
     finally:
         restarted.terminate()
@@ -108,7 +109,7 @@ def test_an_upload_killed_at_any_point_serves_only_what_was_confirmed(tmp_path):
     data_dir = tmp_path / "data"
     env = {"CODECLOZE_EXECUTION": "false", "CODECLOZE_TEACHER_TOKEN": TOKEN}
     proc, url = start_server(data_dir, **env)
-    with httpx.Client(base_url=url) as http:
+    with httpx.Client(base_url=url, headers=own_site(url)) as http:
         assert put(http, "v0") == 201
     confirmed = "v0"
     rng = random.Random(1)
@@ -118,7 +119,7 @@ def test_an_upload_killed_at_any_point_serves_only_what_was_confirmed(tmp_path):
 
         def edit():
             try:
-                with httpx.Client(base_url=url, timeout=10) as http:
+                with httpx.Client(base_url=url, timeout=10, headers=own_site(url)) as http:
                     result.append(put(http, in_flight))
             except httpx.HTTPError:
                 pass
@@ -154,7 +155,7 @@ def test_a_client_that_leaves_mid_body_leaves_no_traceback(tmp_path):
                 f'Authorization: Bearer {TOKEN}\r\nContent-Length: 100000\r\n\r\n{{"ver'.encode()
             )
             time.sleep(0.2)
-    with httpx.Client(base_url=url) as http:
+    with httpx.Client(base_url=url, headers=own_site(url)) as http:
         assert http.get("/healthz").status_code == 200  # still serving
     proc.terminate()
     output = proc.communicate(timeout=20)[0].decode()

@@ -7,13 +7,13 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from fastapi.testclient import TestClient
 
 from app.i18n import supported
 from app.main import create_app
 from app.settings import PROJECT_DIR, Settings
 from app.web.keys import ConfigError
 from app.web.language import accepted, chosen
+from tests.site_client import SiteClient
 
 DRILL = "/s/mlm-online-softmax/drill?rate=20&seed=5"
 
@@ -77,7 +77,7 @@ def test_the_switch_is_on_every_page_and_marks_the_current_language(client):
 def test_the_default_comes_from_the_setting(tmp_path, monkeypatch):
     monkeypatch.setenv("CODECLOZE_LANGUAGE", "en")
     settings = Settings(data_dir=tmp_path / "data", execution=False, use_cdn=False)
-    with TestClient(create_app(settings)) as client:
+    with SiteClient(create_app(settings)) as client:
         assert html_lang(client.get("/")) == "en"
         assert html_lang(client.get("/", headers={"Accept-Language": "zh-CN"})) == "zh-CN"
     with pytest.raises(ConfigError, match="CODECLOZE_LANGUAGE"):

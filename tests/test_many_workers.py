@@ -10,6 +10,7 @@ import pytest
 
 from app.settings import PROJECT_DIR
 from tests.conftest import start_server
+from tests.site_client import own_site
 from tests.teach_helpers import TOKEN, snippet_text
 
 pytestmark = pytest.mark.server
@@ -39,7 +40,7 @@ def submit(http: httpx.Client, base: str, snippet_id: str, seed: int) -> dict:
     answers = {blank["key"]: "wrong" for blank in page["blanks"]}
     response = http.post(
         f"{base}/s/{snippet_id}/drill",
-        headers=JSON,
+        headers=own_site(base, JSON),
         json={"version": page["version"], "rate": 20, "seed": seed, "answers": answers},
     )
     assert response.status_code == 200, response.text

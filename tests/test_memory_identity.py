@@ -3,12 +3,12 @@
 import os
 import re
 
-from fastapi.testclient import TestClient
 from itsdangerous import Signer
 
 from app.main import create_app
 from app.settings import Settings
 from tests.memory_helpers import learner_of, practise, send_cookie
+from tests.site_client import SiteClient
 
 
 def attempts_of(client, learner):
@@ -27,7 +27,7 @@ def test_a_submission_gets_a_signed_id_that_carries_over(client):
 def test_an_unsigned_id_is_replaced_not_trusted(client):
     practise(client, seed=1)
     victim = learner_of(client)
-    attacker = TestClient(client.app)
+    attacker = SiteClient(client.app)
     send_cookie(attacker, victim)  # the bare id, as the old cookie carried it
     assert victim not in attacker.get("/me").text
     me = attacker.get("/me", headers={"accept": "application/json"}).json()
@@ -46,7 +46,7 @@ def test_a_tampered_or_foreign_signature_is_replaced(client):
     foreign = Signer("some-other-key", salt="learner-id").sign(victim).decode()
     other = "0" * 32 + signed[32:]  # another id under the victim's signature
     for cookie in (flipped, foreign, other):
-        attacker = TestClient(client.app)
+        attacker = SiteClient(client.app)
         send_cookie(attacker, cookie)
         assert attacker.get("/me", headers={"accept": "application/json"}).json()["snippets"] == []
         assert learner_of(attacker) is None
@@ -60,7 +60,7 @@ def test_the_device_link_restores_the_id_and_rotating_it_voids_the_old_one(clien
     learner = learner_of(client)
     link = client.get("/me", headers={"accept": "application/json"}).json()["link"]
     path = link.split("testserver", 1)[1]
-    phone = TestClient(client.app)
+    phone = SiteClient(client.app)
     asked = phone.get(path)
     assert asked.status_code == 200 and f'action="{path}"' in asked.text and learner_of(phone) is None
     response = phone.post(path, follow_redirects=False)
@@ -70,30 +70,30 @@ def test_the_device_link_restores_the_id_and_rotating_it_voids_the_old_one(clien
     assert client.post("/me/link", follow_redirects=False).status_code == 303
     new_link = client.get("/me", headers={"accept": "application/json"}).json()["link"]
     assert new_link != link
-    stranger = TestClient(client.app)
+    stranger = SiteClient(client.app)
     assert stranger.get(path).status_code == 404 and stranger.post(path).status_code == 404
     assert learner_of(stranger) is None
     assert stranger.post(new_link.split("testserver", 1)[1], follow_redirects=False).status_code == 303
     assert learner_of(stranger) == learner
-    assert TestClient(client.app).get("/me/continue/not-a-token").status_code == 404
+    assert SiteClient(client.app).get("/me/continue/not-a-token").status_code == 404
 
 
 def test_another_site_cannot_switch_a_browser_to_its_learner(client):
     practise(client, seed=1)
     path = client.get("/me", headers={"accept": "application/json"}).json()["link"].split("testserver", 1)[1]
-    victim = TestClient(client.app)
+    victim = SiteClient(client.app)
     response = victim.post(path, headers={"origin": "https://evil.example"}, follow_redirects=False)
     assert response.status_code == 403 and learner_of(victim) is None
 
 
 def test_without_a_configured_key_learners_survive_a_restart(tmp_path):
     settings = Settings(data_dir=tmp_path / "data", execution=False, use_cdn=False)
-    with TestClient(create_app(settings)) as first:
+    with SiteClient(create_app(settings)) as first:
         practise(first, seed=1)
         cookie, learner = first.cookies.get("cc_learner"), learner_of(first)
     key_file = tmp_path / "data" / "secret_key"
     assert oct(os.stat(key_file).st_mode & 0o777) == "0o600"
-    with TestClient(create_app(settings)) as second:
+    with SiteClient(create_app(settings)) as second:
         send_cookie(second, cookie)
         assert learner_of(second) == learner
         assert second.get("/me", headers={"accept": "application/json"}).json()["snippets"][0]["attempts"] == 1

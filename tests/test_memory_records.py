@@ -71,7 +71,7 @@ def test_empty_and_revealed_blanks_never_count_as_recalled(client):
 def test_an_attempt_after_reveal_all_is_practice_not_a_recall(client):
     snippet = client.app.state.library.get("ex3-blocked-matmul")
     answers = right_answers(client.app, "ex3-blocked-matmul")
-    page = client.get("/s/ex3-blocked-matmul?reveal=1").text
+    page = client.post("/s/ex3-blocked-matmul", data={"version": snippet.version, "reveal": "all"}).text
     assert '<input type="hidden" name="revealed" value="all">' in page
     client.post("/s/ex3-blocked-matmul", data={"version": snippet.version, **answers, "revealed": "all"})
     row = last_attempt(client)
@@ -105,9 +105,9 @@ def test_snippet_ratings_follow_the_outcome():
 
 
 def test_a_missed_snippet_comes_back_sooner_than_a_recalled_one(client):
-    from fastapi.testclient import TestClient
+    from tests.site_client import SiteClient
 
-    good, bad = TestClient(client.app), TestClient(client.app)
+    good, bad = SiteClient(client.app), SiteClient(client.app)
     for seed in (1, 2):
         practise(good, seed=seed, ms="60000")
         practise(bad, seed=seed, wrong=3, ms="60000")

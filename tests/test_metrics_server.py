@@ -12,6 +12,7 @@ from app.settings import PROJECT_DIR
 from app.snippets.library import SnippetLibrary
 from tests.conftest import free_port, start_server
 from tests.metrics_helpers import samples, value
+from tests.site_client import own_site
 
 pytestmark = pytest.mark.server
 SNIPPET = "mlm-online-softmax"
@@ -28,7 +29,9 @@ def submission(seed: int) -> dict:
 
 def submit_all(url: str, count: int) -> None:
     for seed in range(count):
-        with httpx.Client(base_url=url, timeout=30) as http:  # a new connection each: any worker may take it
+        with httpx.Client(
+            base_url=url, timeout=30, headers=own_site(url)
+        ) as http:  # a new connection each: any worker may take it
             response = http.post(URL, json=submission(seed), headers={"accept": "application/json"})
             assert response.status_code == 200, response.text
 

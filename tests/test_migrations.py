@@ -4,13 +4,13 @@ and an older install whose snippets lived in files all come up at the newest sch
 import sqlite3
 
 from alembic import command
-from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, inspect
 
 from app.db import migrate
 from app.main import create_app
 from app.settings import Settings
 from app.snippets.parse import version_of
+from tests.site_client import SiteClient
 from tests.teach_helpers import TOKEN, snippet_text
 
 BEARER = {"authorization": f"Bearer {TOKEN}"}
@@ -21,7 +21,7 @@ def settings_for(data_dir) -> Settings:
 
 
 def test_an_empty_database_is_brought_to_head(tmp_path):
-    with TestClient(create_app(settings_for(tmp_path / "d"))):
+    with SiteClient(create_app(settings_for(tmp_path / "d"))):
         pass
     engine = create_engine(f"sqlite:///{tmp_path / 'd' / 'codecloze.db'}")
     assert migrate.current(engine) == migrate.head()
@@ -74,12 +74,12 @@ def old_install(data_dir, confirmed: str, unconfirmed: str) -> None:
 def test_an_older_install_keeps_what_it_confirmed_and_drops_what_it_did_not(tmp_path):
     data_dir = tmp_path / "d"
     old_install(data_dir, snippet_text("Confirmed"), snippet_text("Refused edit"))
-    with TestClient(create_app(settings_for(data_dir))) as client:
+    with SiteClient(create_app(settings_for(data_dir))) as client:
         assert "Confirmed" in client.get("/s/square").text  # published, at the version the index confirmed
         assert client.get("/api/snippets/never", headers=BEARER).status_code == 404
         assert not (data_dir / "snippets" / ".square.md.abc.tmp").exists()
         assert client.app.state.store.attempts_of("learner0000000000")[0]["id"] == 5
     engine = create_engine(f"sqlite:///{data_dir / 'codecloze.db'}")
     assert migrate.current(engine) == migrate.head()
-    with TestClient(create_app(settings_for(data_dir))) as again:  # a second start changes nothing
+    with SiteClient(create_app(settings_for(data_dir))) as again:  # a second start changes nothing
         assert "Confirmed" in again.get("/s/square").text

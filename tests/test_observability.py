@@ -12,13 +12,13 @@ import threading
 import time
 
 import pytest
-from fastapi.testclient import TestClient
 
 from app.main import create_app
 from app.settings import Settings
 from tests.helpers import drill_form
 from tests.live import ThreadedServer
 from tests.metrics_helpers import moved, scrape, value
+from tests.site_client import SiteClient
 from tests.test_durability import locked
 from tests.test_resilience import endless_exercise
 
@@ -123,7 +123,7 @@ def busy_settings(tmp_path):
 
 
 def test_a_refused_attempt_counts_as_failed_not_stored(busy_settings):
-    with TestClient(create_app(busy_settings)) as client:
+    with SiteClient(create_app(busy_settings)) as client:
         before = scrape(client)
         assert client.post(URL, data=drill_form(client.app, SNIPPET, 20, 1), headers=JSON).status_code == 200
         with locked(busy_settings):
@@ -172,7 +172,7 @@ def test_one_json_log_line_per_submission_without_answer_text(client, caplog):
 
 
 def test_the_text_format_keeps_the_fields(tmp_path, caplog):
-    with TestClient(
+    with SiteClient(
         create_app(Settings(data_dir=tmp_path / "d", execution=False, use_cdn=False, log_format="text"))
     ) as client:
         with caplog.at_level(logging.INFO, logger="codecloze.submissions"):

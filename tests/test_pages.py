@@ -2,10 +2,9 @@ import json
 import re
 from html import unescape
 
-from fastapi.testclient import TestClient
-
 from app.engine.tokens import eligible_spans
 from tests.helpers import drill_form, input_names, right_answers
+from tests.site_client import SiteClient
 
 
 def is_blank(key: str) -> bool:
@@ -189,5 +188,5 @@ def test_weak_spots_aim_the_mask_at_blanks_missed_before(client):
     # The review mask spends the rate on the tokens with the lowest recall: every missed one.
     assert set(missed) <= set(input_names(response.text))
     assert f"&v={snippet.version}" in str(response.url)
-    fresh = TestClient(client.app).get("/s/mlm-online-softmax/drill/weak?rate=50", follow_redirects=True)
+    fresh = SiteClient(client.app).get("/s/mlm-online-softmax/drill/weak?rate=50", follow_redirects=True)
     assert fresh.status_code == 200 and "seed=" in str(fresh.url) and "还没有练过" in fresh.text

@@ -11,6 +11,7 @@ import pytest
 
 from app.learn.drills import random_drill
 from app.snippets.parse import parse_snippet
+from tests.site_client import own_site
 from tests.teach_helpers import TOKEN
 
 pytestmark = [pytest.mark.server, pytest.mark.filterwarnings("ignore::ResourceWarning")]
@@ -74,7 +75,7 @@ def test_an_einops_snippet_uploads_and_drills(teacher_server):
     snippet = parse_snippet(EINOPS, "einops-heads")
     drill = random_drill(snippet, 30, 4)
     form = {"version": snippet.version, "rate": "30", "seed": "4", **{h.key: h.answer for h in drill.holes}}
-    with httpx.Client(base_url=url, timeout=60) as learner:
+    with httpx.Client(base_url=url, timeout=60, headers=own_site(url)) as learner:
         assert learner.get("/s/einops-heads/drill?rate=30&seed=4").status_code == 200
         scored = learner.post("/s/einops-heads/drill", data=form, headers=JSON).json()["result"]
     assert scored.get("correct") == scored.get("total") == len(drill.holes), scored
@@ -141,7 +142,7 @@ def test_a_failing_reference_run_is_placed_at_its_file_line_and_column(teacher_s
 
 
 def teacher_page(url: str) -> httpx.Client:
-    client = httpx.Client(base_url=url, timeout=120)
+    client = httpx.Client(base_url=url, timeout=120, headers=own_site(url))
     assert client.get(f"/teach/login?token={TOKEN}").status_code in (200, 303)
     return client
 

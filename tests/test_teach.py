@@ -3,10 +3,10 @@
 import re
 
 import pytest
-from fastapi.testclient import TestClient
 
 from app.main import create_app
 from app.settings import Settings
+from tests.site_client import SiteClient
 from tests.teach_helpers import TOKEN, login, snippet_text, stored_text, upload
 
 
@@ -55,7 +55,7 @@ def test_a_short_token_stops_start_up_with_a_clear_message(tmp_path):
 
 def test_generated_token_is_logged_once(tmp_path, caplog):
     app = create_app(Settings(data_dir=tmp_path / "d", execution=False))
-    with caplog.at_level("WARNING", logger="codecloze"), TestClient(app):
+    with caplog.at_level("WARNING", logger="codecloze"), SiteClient(app):
         pass
     assert f"/teach/login?token={app.state.auth.token}" in caplog.text
 
@@ -70,7 +70,7 @@ def test_expired_session_says_so(tmp_path):
     import time
 
     app = create_app(Settings(data_dir=tmp_path / "d", execution=False, teacher_token=TOKEN, session_hours=1 / 3600))
-    with TestClient(app) as client:
+    with SiteClient(app) as client:
         login(client)
         time.sleep(2.1)
         response = client.get("/teach")
@@ -83,7 +83,7 @@ def test_upload_saves_a_draft_that_only_teachers_see_until_published(client, set
     assert response.status_code == 200 and "已保存" in response.text and "草稿" in response.text
     assert stored_text(client.app) == snippet_text()
     assert "预览：这个片段尚未发布" in client.get("/s/square").text
-    learner = TestClient(client.app)
+    learner = SiteClient(client.app)
     assert learner.get("/s/square").status_code == 404 and "Square" not in learner.get("/").text
     client.post("/teach/snippets/square/publish", data={"csrf": token})
     assert learner.get("/s/square").status_code == 200 and "Square" in learner.get("/").text
@@ -95,7 +95,7 @@ def test_published_state_survives_a_restart(client, settings):
     token = login(client)
     upload(client, token, snippet_text())
     client.post("/teach/snippets/square/publish", data={"csrf": token})
-    with TestClient(create_app(settings)) as again:
+    with SiteClient(create_app(settings)) as again:
         assert again.get("/s/square").status_code == 200
 
 
@@ -189,7 +189,7 @@ def test_edit_makes_a_new_version_and_old_masks_still_score(client):
     assert response.status_code == 200
     new = client.app.state.library.get("square")
     assert new.version != old.version and new.title == "Square v2" and client.app.state.library.is_visible("square")
-    learner = TestClient(client.app)
+    learner = SiteClient(client.app)
     answer = {"version": old.version, "c0": "x * x"}
     assert "<strong>1 / 1</strong>" in learner.post("/s/square", data=answer).text
     # A mask URL shared before the edit still shows (and scores) the old version's mask.
@@ -274,5 +274,5 @@ def test_teacher_pages_answer_json_too(client):
     assert edit["text"] == snippet_text() and edit["editing"] is True
     bad = client.post("/teach/new", data={"csrf": token, "id": "bad", "text": "no front matter"}, headers=json_accept)
     assert bad.status_code == 422 and bad.json()["saved"] is False and bad.json()["problems"]
-    login_page = TestClient(client.app).get("/teach/login", headers=json_accept)
+    login_page = SiteClient(client.app).get("/teach/login", headers=json_accept)
     assert login_page.status_code == 200 and login_page.headers["content-type"].startswith("application/json")

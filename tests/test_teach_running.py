@@ -1,10 +1,10 @@
 """Uploads whose reference is run in the sandbox: failing, endless, and passing checks."""
 
 import pytest
-from fastapi.testclient import TestClient
 
 from app.main import create_app
 from app.settings import Settings
+from tests.site_client import SiteClient
 from tests.teach_helpers import TOKEN, login, snippet_text, stored_text, upload
 
 
@@ -13,7 +13,7 @@ def teacher(tmp_path_factory):
     settings = Settings(
         data_dir=tmp_path_factory.mktemp("d"), use_cdn=False, teacher_token=TOKEN, cpu_seconds=2, wall_seconds=3
     )
-    with TestClient(create_app(settings)) as client:
+    with SiteClient(create_app(settings)) as client:
         yield client, login(client), settings.data_dir
 
 

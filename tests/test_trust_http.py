@@ -65,7 +65,14 @@ def test_cross_site_posts_are_refused_set_no_cookie_and_change_nothing(served, m
         ("/teach/classes", {"csrf": csrf, "code": "evil"}),
         ("/teach/logout", {"csrf": csrf}),
     ]
-    forged = [{"origin": EVIL}, {"origin": "null"}, {"referer": EVIL + "/page"}, {"sec-fetch-site": "cross-site"}]
+    forged = [
+        {"origin": EVIL},
+        {"origin": "null"},
+        {"referer": EVIL + "/page"},
+        {"origin": url, "sec-fetch-site": "cross-site"},
+        {},  # names no page at all: no page of this site sends that
+        {"sec-fetch-site": "same-origin"},  # a header alone is no page
+    ]
     for path, fields in attacks:
         for headers in forged:
             for cookies in ({"cc_learner": cookie, **tutor.cookies}, {}):  # the victim's browser, and none

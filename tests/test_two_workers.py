@@ -2,17 +2,16 @@
 
 import time
 
-from fastapi.testclient import TestClient
-
 from app.main import create_app
 from app.settings import Settings
+from tests.site_client import SiteClient
 from tests.teach_helpers import TOKEN, snippet_text
 
 BEARER = {"authorization": f"Bearer {TOKEN}", "content-type": "text/markdown"}
 
 
-def worker(tmp_path, name: str, url: str) -> TestClient:
-    return TestClient(
+def worker(tmp_path, name: str, url: str) -> SiteClient:
+    return SiteClient(
         create_app(
             Settings(
                 data_dir=tmp_path / name,

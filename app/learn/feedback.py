@@ -104,8 +104,3 @@ def _mark(verdict: BlankVerdict, passed: bool, credited: bool) -> str:
     if not passed:
         return "wrong"
     return "accepted" if credited else "unproven"
-
-
-def revealed_states(holes) -> dict[str, HoleState]:
-    """Every hole filled with its answer ("reveal all" before a submission)."""
-    return {h.key: HoleState(h.answer, "revealed") for h in holes}

@@ -21,7 +21,7 @@ from app.learn.drills import (
     random_drill,
     revealed_keys,
 )
-from app.learn.feedback import Result, revealed_states
+from app.learn.feedback import Result
 from app.learn.grading import Submitter, grade
 from app.memory import reveals
 from app.web import client_address, deps
@@ -55,16 +55,11 @@ def _mask_choice(values) -> tuple[str, tuple[str, ...]]:
 
 
 @router.get("/s/{snippet_id}")
-async def exercise_page(request: Request, snippet_id: str, reveal: bool = False) -> Response:
+async def exercise_page(request: Request, snippet_id: str) -> Response:
     snippet = deps.snippet_or_404(request, snippet_id)
     if not snippet.is_exercise:
         return RedirectResponse(f"/s/{snippet_id}/drill", status_code=303)
-    drill = fixed_drill(snippet)
-    if not reveal:
-        return _show(request, drill)
-    # Every answer shown: kept as revealed for this learner's next submission of the exercise.
-    learner, _kept = record_reveal(request, drill, [h.key for h in drill.holes])
-    return deps.remember_learner(_show(request, drill, shown=revealed_states(drill.holes), revealed=True), learner)
+    return _show(request, fixed_drill(snippet))
 
 
 # Drill pages and submissions read their parameters themselves (parse_rate/parse_seed say what is
@@ -171,7 +166,9 @@ def _reveal(request: Request, drill: Drill, fields: dict[str, str]) -> Response:
             h.key: HoleState(h.answer, "revealed") if h.key in shown_keys else HoleState(fields.get(h.key, ""))
             for h in drill.holes
         }
-        response = _show(request, drill, shown=shown)
+        # every answer of an exercise shown: its reference answers and explanations too
+        every = drill.mode == "fixed" and len(shown_keys) == len(drill.holes)
+        response = _show(request, drill, shown=shown, revealed=every)
     return deps.remember_learner(response, learner)
 
 

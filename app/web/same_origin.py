@@ -2,10 +2,10 @@
 
 Browsers send `Origin` with every POST (the string "null" when a page hides it), and `Referer`
 unless a policy drops it; both name the page that sent the form. A request naming another
-origin is refused before the route runs, so it sets no cookie and changes no row. One that
-names none is not a browser's cross-site form (no browser sends a POST without `Origin` to
-another site), so scripts and API clients keep working; `Sec-Fetch-Site`, where a browser sends
-it, is checked as well. The JSON API under /api authenticates with a Bearer token instead.
+origin, or naming none at all, is refused before the route runs, so it sets no cookie and changes
+no row: a page of this site always names itself, and a request that names no page cannot show
+it came from one. `Sec-Fetch-Site`, where a browser sends it, is checked as well. Scripts use the
+JSON API under /api, which authenticates with a Bearer token instead.
 """
 
 from urllib.parse import urlsplit
@@ -34,16 +34,14 @@ def refusal(method: str, path: str, headers) -> str | None:
     """Why a request is not this site's own form (None: it may go on)."""
     if method in SAFE_METHODS or path.startswith(EXEMPT_PREFIX):
         return None
-    own = headers.get("host", "").lower()
     origin, referer = headers.get("origin"), headers.get("referer")
-    if origin is not None:
-        return None if _host_of(origin) == own else "origin"
-    if referer is not None:
-        return None if _host_of(referer) == own else "referer"
+    named, page = ("origin", origin) if origin is not None else ("referer", referer)
+    if page is None:
+        return "unnamed"
+    if _host_of(page) != headers.get("host", "").lower():
+        return named
     fetch_site = headers.get("sec-fetch-site")
-    if fetch_site is not None and fetch_site not in SAME_SITE_FETCH:
-        return "sec-fetch-site"
-    return None
+    return None if fetch_site is None or fetch_site in SAME_SITE_FETCH else "sec-fetch-site"
 
 
 async def same_origin(request: Request) -> None:

@@ -97,7 +97,8 @@ class Browser:
 
     def post(self, path: str, form: dict) -> str:
         data = urllib.parse.urlencode(form).encode()
-        with self.opener.open(self.url + path, data=data, timeout=30) as response:
+        request = urllib.request.Request(self.url + path, data=data, headers={"Origin": self.url})
+        with self.opener.open(request, timeout=30) as response:
             return response.read().decode()
 
     def learner(self) -> str:
