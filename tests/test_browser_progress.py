@@ -48,7 +48,7 @@ def test_a_slow_submission_shows_a_bar_until_its_verdict_and_a_quick_one_none(pa
     right = answers()
     for key, text in right.items():
         page.fill(f'input[name="{key}"]', text)
-    page.click("button[type=submit]")
+    page.click("form.drill button.primary")
     expect(page.locator(".verdict")).to_be_visible()
     page.wait_for_timeout(300)
     assert page.evaluate("window.bars") == 0  # answered well within a second: no bar
