@@ -8,11 +8,16 @@ from datetime import UTC, datetime
 
 from sqlalchemy import insert, select, update
 
+from ..db.statements import key_values, keyed
 from ..engine.score import BlankVerdict, is_match
 from ..memory.record import span_range
 from .tables import alternatives
 
 TEXT_MAX = 200
+VERSION = ("snippet_id", "version")
+IN_FORCE = select(alternatives.c.first, alternatives.c.last, alternatives.c.text).where(
+    *keyed(alternatives, VERSION), alternatives.c.withdrawn_at.is_(None)
+)
 
 
 def blank_key(code: str, hole) -> tuple[int, int] | None:
@@ -27,13 +32,7 @@ def blank_key(code: str, hole) -> tuple[int, int] | None:
 
 def accepted(db, snippet_id: str, version: str) -> dict[tuple[int, int], list[str]]:
     """The alternatives in force for a version, by blank."""
-    rows = db.execute(
-        select(alternatives.c.first, alternatives.c.last, alternatives.c.text).where(
-            alternatives.c.snippet_id == snippet_id,
-            alternatives.c.version == version,
-            alternatives.c.withdrawn_at.is_(None),
-        )
-    )
+    rows = db.execute(IN_FORCE, key_values(VERSION, (snippet_id, version)))
     out: dict[tuple[int, int], list[str]] = {}
     for row in rows:
         out.setdefault((row.first, row.last), []).append(row.text)

@@ -2,16 +2,21 @@
 
 from collections import defaultdict
 
-from sqlalchemy import select
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy import bindparam, select
 
+from ..db.statements import upsert
 from ..memory.record import RECALLED
 from ..memory.tables import learners
 from .tables import activity, answers, spans
 
 GIVEN_KEPT = 200  # characters of a wrong answer that are counted (longer ones are cut)
 KEY = ("snippet_id", "version", "class_code", "day")
+CODES = select(learners.c.id, learners.c.class_code).where(learners.c.id.in_(bindparam("ids", expanding=True)))
+COUNTED = {  # table: the key columns beyond KEY, the counted columns
+    activity: (("learner",), ("attempts", "recalls", "accuracy")),
+    spans: (("span",), ("seen", "missed")),
+    answers: (("first", "last", "state", "given"), ("count",)),
+}
 
 
 def class_codes(db, learner_ids) -> dict[str, str]:
@@ -19,7 +24,7 @@ def class_codes(db, learner_ids) -> dict[str, str]:
     ids = sorted(set(learner_ids))
     if not ids:
         return {}
-    rows = db.execute(select(learners.c.id, learners.c.class_code).where(learners.c.id.in_(ids)))
+    rows = db.execute(CODES, {"ids": ids})
     return {r.id: r.class_code or "" for r in rows}
 
 
@@ -47,9 +52,9 @@ def count_attempts(db, batch: list, codes: dict[str, str]) -> None:
         row[2] += sum(s in RECALLED for s in states) / len(states)
         for entry in record.blanks:
             _count_blank(key, entry, tokens, given)
-    _add(db, activity, ("learner",), ("attempts", "recalls", "accuracy"), days)
-    _add(db, spans, ("span",), ("seen", "missed"), tokens)
-    _add(db, answers, ("first", "last", "state", "given"), ("count",), given)
+    _add(db, activity, days)
+    _add(db, spans, tokens)
+    _add(db, answers, given)
 
 
 def _count_blank(key: tuple, entry: dict, tokens: dict, given: dict) -> None:
@@ -66,15 +71,16 @@ def _count_blank(key: tuple, entry: dict, tokens: dict, given: dict) -> None:
         given[key + (where[0], where[1], entry["state"], text[:GIVEN_KEPT])][0] += 1
 
 
-def _add(db, table, extra: tuple[str, ...], values: tuple[str, ...], counts: dict) -> None:
+def _add(db, table, counts: dict) -> None:
     """Insert or add to the counter rows, in key order (concurrent writers lock rows in one order)."""
     if not counts:
         return
+    extra, values = COUNTED[table]
     names = KEY + extra
     rows = [{**dict(zip(names, key)), **dict(zip(values, counts[key]))} for key in sorted(counts)]
-    insert = pg_insert if db.dialect.name == "postgresql" else sqlite_insert
-    statement = insert(table)
-    statement = statement.on_conflict_do_update(
-        index_elements=list(names), set_={v: table.c[v] + statement.excluded[v] for v in values}
-    )
-    db.execute(statement, rows)
+    db.execute(upsert(db.dialect.name, table, names, _added), rows)
+
+
+def _added(table, excluded) -> dict:
+    """Each counted column plus the new row's count."""
+    return {v: table.c[v] + excluded[v] for v in COUNTED[table][1]}

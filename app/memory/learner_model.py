@@ -5,14 +5,14 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from fsrs import Scheduler
-from sqlalchemy import select, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy import update
 
+from ..db.statements import key_values, select_keyed, upsert
 from .tables import models
 
 DEFAULT_RETENTION = 0.9
 RETENTIONS = (0.8, 0.85, 0.9, 0.95)  # what /me offers
+MODEL = select_keyed(models, ("learner",))
 
 
 class LearnerModel(NamedTuple):
@@ -31,7 +31,7 @@ def scheduler_for(parameters: tuple[float, ...] | None, retention: float) -> Sch
 
 
 def learner_model(db, learner: str) -> LearnerModel:
-    row = db.execute(select(models).where(models.c.learner == learner)).first()
+    row = db.execute(MODEL, key_values(("learner",), (learner,))).first()
     if row is None:
         return LearnerModel(scheduler_for(None, DEFAULT_RETENTION), DEFAULT_RETENTION, False, 0)
     retention = row.retention or DEFAULT_RETENTION
@@ -42,19 +42,24 @@ def learner_model(db, learner: str) -> LearnerModel:
 def count_reviews(db, learner: str, reviews: int) -> None:
     """In the attempt's transaction: `reviews` more token reviews by this learner."""
     if reviews:
-        _upsert(db, {"learner": learner, "reviews": reviews}, lambda new: {"reviews": models.c.reviews + new.reviews})
+        _upsert(db, {"learner": learner, "reviews": reviews}, _add_reviews)
 
 
 def set_retention(db, learner: str, retention: float) -> None:
-    _upsert(db, {"learner": learner, "retention": retention, "reviews": 0}, lambda new: {"retention": new.retention})
+    _upsert(db, {"learner": learner, "retention": retention, "reviews": 0}, _set_retention)
+
+
+def _add_reviews(table, new) -> dict:
+    return {"reviews": table.c.reviews + new.reviews}
+
+
+def _set_retention(table, new) -> dict:
+    return {"retention": new.retention}
 
 
 def _upsert(db, values: dict, changes) -> None:
     """One statement either way: workers writing the same learner at once never collide."""
-    statement = (pg_insert if db.dialect.name == "postgresql" else sqlite_insert)(models).values(
-        fitted_reviews=0, **values
-    )
-    db.execute(statement.on_conflict_do_update(index_elements=["learner"], set_=changes(statement.excluded)))
+    db.execute(upsert(db.dialect.name, models, ("learner",), changes), {"fitted_reviews": 0, **values})
 
 
 def save_parameters(db, learner: str, parameters: list[float], reviews: int, at) -> None:

@@ -3,8 +3,9 @@
 import math
 from datetime import UTC, datetime
 
-from sqlalchemy import and_, delete, insert, select, update
+from sqlalchemy import insert, select
 
+from ..db.statements import key_values, select_keyed, update_keyed, upsert
 from ..db.tables import attempts
 from ..engine.tokens import candidate_spans
 from .learner_model import count_reviews, learner_model
@@ -17,6 +18,15 @@ HEAT_HALF_LIFE_DAYS = 7.0
 WRONG_KEPT = 5
 DAYS_KEPT = 400
 HISTORY_KEPT = 60
+CARD_KEY = ("learner", "snippet_id", "item")
+TOKEN_KEY = ("learner", "snippet_id", "version")
+TOKEN_COLUMNS = TOKEN_KEY + ("span",)
+CARD = select_keyed(cards, CARD_KEY)
+CARD_UPDATE = update_keyed(cards, CARD_KEY)
+TOKENS_AT = select_keyed(tokens, TOKEN_KEY, among="span")
+TOKENS_OF = select_keyed(tokens, TOKEN_KEY)
+ANY_TOKEN = TOKENS_OF.with_only_columns(tokens.c.span).limit(1)
+NEW_CARD, NEW_TOKENS = insert(cards), insert(tokens)
 
 
 def apply_attempts(db, batch: list) -> None:
@@ -62,40 +72,34 @@ def _self_rating(db, learner: str, snippet_id: str, version: str, question: int,
             )
         )
     else:
-        db.execute(
-            update(cards)
-            .where(*_card_key(learner, snippet_id, item))
-            .values(attempts=card.attempts + 1, recalls=card.recalls + 1, **values)
-        )
-
-
-def _card_key(learner: str, snippet_id: str, item: str):
-    return cards.c.learner == learner, cards.c.snippet_id == snippet_id, cards.c.item == item
+        changes = {"attempts": card.attempts + 1, "recalls": card.recalls + 1, **values}
+        db.execute(CARD_UPDATE, {**changes, **key_values(CARD_KEY, (learner, snippet_id, item))})
 
 
 def _card(db, learner: str, snippet_id: str, item: str):
-    return db.execute(select(cards).where(*_card_key(learner, snippet_id, item))).first()
+    return db.execute(CARD, key_values(CARD_KEY, (learner, snippet_id, item))).first()
 
 
-def _token_key(learner: str, snippet_id: str, version: str):
-    return and_(tokens.c.learner == learner, tokens.c.snippet_id == snippet_id, tokens.c.version == version)
+def _set_tokens(table, excluded) -> dict:
+    """A token's row replaced by the new one (its memory was read in this transaction)."""
+    return {c.name: excluded[c.name] for c in table.c if c.name not in TOKEN_COLUMNS}
 
 
 def _carry_over(db, record, old_version: str) -> None:
     """First attempt on a new version: copy the memory of tokens that survived the edit."""
-    key = _token_key(record.learner, record.snippet_id, record.version)
-    if db.execute(select(tokens.c.span).where(key).limit(1)).first() is not None:
+    key = key_values(TOKEN_KEY, (record.learner, record.snippet_id, record.version))
+    if db.execute(ANY_TOKEN, key).first() is not None:
         return  # this version has memory of its own already
     old_code = stored_code(db, record.snippet_id, old_version)
     if not old_code or not record.code:
         return
     mapping = version_map(old_code, record.code)
-    old = db.execute(select(tokens).where(_token_key(record.learner, record.snippet_id, old_version))).all()
+    old = db.execute(TOKENS_OF, key_values(TOKEN_KEY, (record.learner, record.snippet_id, old_version))).all()
     rows = [
         {**row._mapping, "version": record.version, "span": mapping[row.span]} for row in old if row.span in mapping
     ]
     if rows:
-        db.execute(insert(tokens), rows)
+        db.execute(NEW_TOKENS, rows)
 
 
 def _spans(entry: dict) -> range:
@@ -111,12 +115,10 @@ def _review_tokens(db, record, at: datetime, scheduler) -> int:
     states = {i: entry for entry in record.blanks for i in _spans(entry)}
     if not states:
         return 0
-    key = _token_key(record.learner, record.snippet_id, record.version)
-    old = {r.span: r for r in db.execute(select(tokens).where(key, tokens.c.span.in_(states)))}
+    key = key_values(TOKEN_KEY, (record.learner, record.snippet_id, record.version))
+    old = {r.span: r for r in db.execute(TOKENS_AT, {**key, "span": list(states)})}
     rows = [_token_row(record, span, entry, old.get(span), texts, at, scheduler) for span, entry in states.items()]
-    if old:
-        db.execute(delete(tokens).where(key, tokens.c.span.in_(old)))
-    db.execute(insert(tokens), rows)
+    db.execute(upsert(db.dialect.name, tokens, TOKEN_COLUMNS, _set_tokens), rows)
     return len(rows)
 
 
@@ -185,6 +187,6 @@ def _save_card(db, card, record, at: datetime, scheduler) -> None:
     if fsrs_card is not None:
         values.update(fsrs=fsrs_card.to_dict(), due=fsrs_card.due)
     if card is None:
-        db.execute(insert(cards).values(learner=record.learner, snippet_id=record.snippet_id, item="", **values))
+        db.execute(NEW_CARD, {"learner": record.learner, "snippet_id": record.snippet_id, "item": "", **values})
     else:
-        db.execute(update(cards).where(*_card_key(record.learner, record.snippet_id, "")).values(**values))
+        db.execute(CARD_UPDATE, {**values, **key_values(CARD_KEY, (record.learner, record.snippet_id, ""))})

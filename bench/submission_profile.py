@@ -1,0 +1,160 @@
+"""Where a token-scored submission's web-process CPU goes: a real uvicorn (execution off, a fresh
+SQLite), one returning learner per client posting 20 % masks of the Flash Attention Forward drill
+as the browser does (htmx), every other blank wrong. First the CPU per submission from
+/proc/PID/stat with nothing else attached, then py-spy samples the same load; the top functions
+by own and by inclusive samples are printed as Markdown.
+
+    python bench/submission_profile.py [--seconds 15] [--clients 1] [--raw out.txt]
+"""
+
+import argparse
+import collections
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from urllib.parse import urlencode
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from app.learn.drills import random_drill  # noqa: E402
+from app.snippets.library import SnippetLibrary  # noqa: E402
+
+SNIPPET, RATE = "mlm-flash-forward", 20
+WRONG = ("m_{}", "x[{}]", "k_j * {}", "torch.max(s, {})", "{}", "(", "dim=-{}", "l_i + {}")
+
+
+def bodies(count: int = 200) -> list[str]:
+    """Forms of `count` masks, every other blank wrong in varied text (none repeats)."""
+    library = SnippetLibrary()
+    library.load_dir(ROOT / "snippets")
+    snippet, rng = library.get(SNIPPET), random.Random(7)
+    forms = []
+    for seed in range(1, count + 1):
+        holes = random_drill(snippet, RATE, seed).holes
+        answers = {
+            h.key: h.answer if i % 2 else rng.choice(WRONG).format(rng.randrange(1000)) for i, h in enumerate(holes)
+        }
+        forms.append(urlencode({"version": snippet.version, "rate": RATE, "seed": seed, **answers}))
+    return forms
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def serve(port: int, data: str) -> subprocess.Popen:
+    env = {**os.environ, "CODECLOZE_DATA_DIR": data, "CODECLOZE_EXECUTION": "false", "CODECLOZE_LOG_LEVEL": "WARNING"}
+    command = [sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(port), "--no-proxy-headers"]
+    proc = subprocess.Popen([*command, "--log-level", "warning"], cwd=ROOT, env=env)
+    for _ in range(600):
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/healthz")
+            return proc
+        except httpx.TransportError:
+            time.sleep(0.1)
+    raise RuntimeError("server did not start")
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def load(url: str, forms: list[str], clients: int, seconds: float) -> int:
+    """Submissions answered 200 by `clients` learners posting for `seconds`."""
+    done, stop = [0] * clients, time.monotonic() + seconds
+    headers = {"origin": url, "hx-request": "true", "content-type": "application/x-www-form-urlencoded"}
+
+    def learner(n: int) -> None:
+        with httpx.Client(base_url=url, headers=headers, timeout=60) as http:
+            http.get(f"/s/{SNIPPET}/drill?rate={RATE}&seed=1")  # a cookie: a returning learner from now on
+            i = n
+            while time.monotonic() < stop:
+                response = http.post(f"/s/{SNIPPET}/drill", content=forms[i % len(forms)])
+                assert response.status_code == 200, response.text[:300]
+                done[n], i = done[n] + 1, i + clients
+
+    threads = [threading.Thread(target=learner, args=(n,)) for n in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return sum(done)
+
+
+def top(raw: Path, count: int = 25) -> str:
+    """Own samples per function, and inclusive samples per project function, from py-spy's
+    collapsed stacks."""
+    own, inclusive, total = collections.Counter(), collections.Counter(), 0
+    for line in raw.read_text(errors="replace").splitlines():
+        stack, _, n = line.rpartition(" ")
+        frames, n = stack.split(";"), int(n)
+        total += n
+        own[_short(frames[-1])] += n
+        for frame in {_short(f) for f in frames if " (app/" in f}:  # the project's own functions
+            inclusive[frame] += n
+    rows = ["| own % | function | | inclusive % | project function |", "|---|---|---|---|---|"]
+    for (f1, n1), (f2, n2) in zip(own.most_common(count), inclusive.most_common(count)):
+        rows.append(f"| {100 * n1 / total:.1f} | `{f1}` | | {100 * n2 / total:.1f} | `{f2}` |")
+    return "\n".join(rows)
+
+
+def _short(frame: str) -> str:
+    """`function (file:line)` as function (package/file); lines dropped so a function is one row."""
+    name, _, where = frame.partition(" (")
+    path = where.rsplit(":", 1)[0]
+    for marker in ("site-packages/", "lib/python3.11/", str(ROOT) + "/"):
+        if marker in path:
+            path = path.split(marker, 1)[1]
+    return f"{name} ({path})"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=float, default=15)
+    parser.add_argument("--clients", type=int, default=1)
+    parser.add_argument("--raw", type=Path, help="keep py-spy's collapsed stacks here")
+    args = parser.parse_args()
+    forms, port = bodies(), free_port()
+    url = f"http://127.0.0.1:{port}"
+    with tempfile.TemporaryDirectory() as data:
+        proc = serve(port, data)
+        try:
+            load(url, forms, args.clients, 3)  # warm: caches, the learner's rows, the JIT-less paths
+            before, started = cpu_seconds(proc.pid), time.monotonic()
+            count = load(url, forms, args.clients, args.seconds)
+            cpu, wall = cpu_seconds(proc.pid) - before, time.monotonic() - started
+            load_avg = os.getloadavg()[0]
+            print(
+                f"{args.clients} client(s): {count} submissions in {wall:.1f} s ({count / wall:.0f}/s), "
+                f"web process CPU {1000 * cpu / count:.2f} ms per submission (load {load_avg:.1f})"
+            )
+            raw = args.raw or Path(tempfile.mkstemp(suffix=".txt")[1])
+            spy = subprocess.Popen(
+                ["py-spy", "record", "--pid", str(proc.pid), "--rate", "250", "--format", "raw"]
+                + ["--duration", str(int(args.seconds)), "--nonblocking", "--output", str(raw)],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            load(url, forms, args.clients, args.seconds)
+            spy.wait(60)
+            print(top(raw))
+        finally:
+            proc.terminate()
+            proc.wait(30)
+
+
+if __name__ == "__main__":
+    main()

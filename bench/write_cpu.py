@@ -1,0 +1,77 @@
+"""CPU time of the attempt writer alone: one group-commit batch (attempt rows, learner memory,
+class counters, one transaction) on a fresh SQLite file, for batches of 1 and of 8 attempts by
+different returning learners of one class, 20 % masks of the Flash Attention Forward drill,
+every other blank wrong. The figure a token-scored submission's commit costs the web process.
+
+    python bench/write_cpu.py [--batches 300]
+"""
+
+import argparse
+import random
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from urllib.parse import parse_qsl
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from sqlalchemy import insert  # noqa: E402
+
+from app.db.store import Store  # noqa: E402
+from app.engine.score import score  # noqa: E402
+from app.learn.drills import random_drill  # noqa: E402
+from app.learn.feedback import Result  # noqa: E402
+from app.memory.record import attempt_record  # noqa: E402
+from app.memory.tables import learners  # noqa: E402
+from app.snippets.library import SnippetLibrary  # noqa: E402
+from bench.submission_profile import RATE, SNIPPET, bodies  # noqa: E402
+
+
+def records(learner_ids: list[str], count: int) -> list:
+    library = SnippetLibrary()
+    library.load_dir(ROOT / "snippets")
+    snippet, forms, out = library.get(SNIPPET), bodies(), []
+    for n in range(count):
+        fields = dict(parse_qsl(forms[n % len(forms)]))
+        drill = random_drill(snippet, RATE, int(fields["seed"]))
+        verdicts = score(list(drill.holes), fields)
+        out.append(attempt_record(learner_ids[n % len(learner_ids)], drill, Result(tuple(verdicts)), fields))
+    return out
+
+
+def cpu_ms_per_attempt(size: int, batches: int) -> float:
+    with tempfile.TemporaryDirectory() as data:
+        store = Store(f"sqlite:///{data}/bench.db")
+        ids = [f"{n:032x}" for n in range(size)]
+        with store.engine.begin() as db:
+            now = datetime.now(UTC)
+            db.execute(insert(learners), [{"id": i, "class_code": "c1", "created_at": now} for i in ids])
+        made, at, rng = records(ids, size * (batches + 20)), datetime.now(UTC), random.Random(1)
+
+        def batch(k: int) -> list:
+            return [(rng.randrange(1, 2**62), r, at + timedelta(seconds=k)) for r in made[k * size : (k + 1) * size]]
+
+        for k in range(20):  # every learner returning, with memory rows to update
+            store._write_attempts(batch(k))
+        started = time.process_time()
+        for k in range(20, 20 + batches):
+            store._write_attempts(batch(k))
+        spent = time.process_time() - started
+        store.close()
+    return spent * 1000 / (batches * size)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--batches", type=int, default=300)
+    args = parser.parse_args()
+    print("| batch of | writer CPU per attempt |\n|---|---|")
+    for size in (1, 8):
+        print(f"| {size} | {cpu_ms_per_attempt(size, max(20, args.batches // size)):.2f} ms |")
+
+
+if __name__ == "__main__":
+    main()
