@@ -88,12 +88,12 @@ def test_snippet_versions_and_publish_state(store):
 def test_learner_models_are_upserted_and_read_back(store):
     from fsrs.scheduler import DEFAULT_PARAMETERS
 
-    from app.memory.learner_model import count_reviews, learner_model, save_parameters, set_retention
+    from app.memory.learner_model import count_reviews, learner_model, learner_models, save_parameters, set_retention
 
     learner = "m" * 32
     for reviews in (30, 12):
         with store.engine.begin() as db:
-            count_reviews(db, learner, reviews)
+            count_reviews(db, {learner: reviews})
     with store.engine.begin() as db:
         set_retention(db, learner, 0.85)
         set_retention(db, "n" * 32, 0.95)  # a learner with no reviews yet
@@ -104,3 +104,6 @@ def test_learner_models_are_upserted_and_read_back(store):
     assert (model.reviews, model.retention, model.fitted) == (42, 0.85, True)
     assert model.scheduler.parameters == tuple(parameters) and model.scheduler.desired_retention == 0.85
     assert (other.reviews, other.retention, other.fitted) == (0, 0.95, False)
+    with store.engine.connect() as db:  # several at once, one with no row at all
+        many = learner_models(db, [learner, "n" * 32, "o" * 32])
+    assert many[learner] == model and many["n" * 32] == other and many["o" * 32].reviews == 0

@@ -26,10 +26,9 @@ def key_values(names: tuple[str, ...], values: tuple) -> dict:
     return {KEY_PREFIX + n: v for n, v in zip(names, values)}
 
 
-def select_keyed(table: Table, names: tuple[str, ...], among: str | None = None):
-    """Rows of `table` by key; with `among`, also that column IN the list bound as `among`."""
-    statement = select(table).where(*keyed(table, names))
-    return statement if among is None else statement.where(table.c[among].in_(bindparam(among, expanding=True)))
+def select_keyed(table: Table, names: tuple[str, ...]):
+    """Rows of `table` by key."""
+    return select(table).where(*keyed(table, names))
 
 
 def update_keyed(table: Table, names: tuple[str, ...]):

@@ -5,7 +5,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from fsrs import Scheduler
-from sqlalchemy import update
+from sqlalchemy import bindparam, select, update
 
 from ..db.statements import key_values, select_keyed, upsert
 from .tables import models
@@ -13,6 +13,7 @@ from .tables import models
 DEFAULT_RETENTION = 0.9
 RETENTIONS = (0.8, 0.85, 0.9, 0.95)  # what /me offers
 MODEL = select_keyed(models, ("learner",))
+MODELS_AMONG = select(models).where(models.c.learner.in_(bindparam("learners", expanding=True)))
 
 
 class LearnerModel(NamedTuple):
@@ -31,7 +32,16 @@ def scheduler_for(parameters: tuple[float, ...] | None, retention: float) -> Sch
 
 
 def learner_model(db, learner: str) -> LearnerModel:
-    row = db.execute(MODEL, key_values(("learner",), (learner,))).first()
+    return _model_of(db.execute(MODEL, key_values(("learner",), (learner,))).first())
+
+
+def learner_models(db, learner_ids) -> dict[str, LearnerModel]:
+    """Each learner's model, with one query."""
+    rows = {r.learner: r for r in db.execute(MODELS_AMONG, {"learners": sorted(set(learner_ids))})}
+    return {learner: _model_of(rows.get(learner)) for learner in learner_ids}
+
+
+def _model_of(row) -> LearnerModel:
     if row is None:
         return LearnerModel(scheduler_for(None, DEFAULT_RETENTION), DEFAULT_RETENTION, False, 0)
     retention = row.retention or DEFAULT_RETENTION
@@ -39,10 +49,12 @@ def learner_model(db, learner: str) -> LearnerModel:
     return LearnerModel(scheduler_for(parameters, retention), retention, parameters is not None, row.reviews)
 
 
-def count_reviews(db, learner: str, reviews: int) -> None:
-    """In the attempt's transaction: `reviews` more token reviews by this learner."""
-    if reviews:
-        _upsert(db, {"learner": learner, "reviews": reviews}, _add_reviews)
+def count_reviews(db, reviews: dict[str, int]) -> None:
+    """In the attempts' transaction: so many more token reviews by each learner (in key order:
+    concurrent writers lock rows in one order)."""
+    rows = [{"learner": learner, "reviews": n, "fitted_reviews": 0} for learner, n in sorted(reviews.items()) if n]
+    if rows:
+        db.execute(upsert(db.dialect.name, models, ("learner",), _add_reviews), rows)
 
 
 def set_retention(db, learner: str, retention: float) -> None:

@@ -3,12 +3,12 @@
 import math
 from datetime import UTC, datetime
 
-from sqlalchemy import insert, select
+from sqlalchemy import bindparam, insert, select
 
 from ..db.statements import key_values, select_keyed, update_keyed, upsert
 from ..db.tables import attempts
 from ..engine.tokens import candidate_spans
-from .learner_model import count_reviews, learner_model
+from .learner_model import count_reviews, learner_models
 from .record import RECALLED
 from .schedule import SELF_RATING, TOKEN_RATING, new_card, reviewed, snippet_rating, to_unix, token_card
 from .tables import cards, tokens
@@ -23,22 +23,54 @@ TOKEN_KEY = ("learner", "snippet_id", "version")
 TOKEN_COLUMNS = TOKEN_KEY + ("span",)
 CARD = select_keyed(cards, CARD_KEY)
 CARD_UPDATE = update_keyed(cards, CARD_KEY)
-TOKENS_AT = select_keyed(tokens, TOKEN_KEY, among="span")
 TOKENS_OF = select_keyed(tokens, TOKEN_KEY)
 ANY_TOKEN = TOKENS_OF.with_only_columns(tokens.c.span).limit(1)
-NEW_CARD, NEW_TOKENS = insert(cards), insert(tokens)
+TOKENS_AT = TOKENS_OF.where(tokens.c.span.in_(bindparam("spans", expanding=True)))
+CARDS_AMONG = select(cards).where(  # a learner × snippet grid: the pairs wanted are picked from it
+    cards.c.item == "",
+    cards.c.learner.in_(bindparam("learners", expanding=True)),
+    cards.c.snippet_id.in_(bindparam("snippets", expanding=True)),
+)
+NEW_TOKENS = insert(tokens)
 
 
 def apply_attempts(db, batch: list) -> None:
-    """`batch`: (attempt id, AttemptRecord, time) as the store writes them."""
+    """`batch`: (attempt id, AttemptRecord, time) as the store writes them. Each round of the
+    batch is read and written with one statement per table; a round holds a learner's snippet
+    once at most, since a second attempt on it must see what the first one changed."""
+    for items in _rounds(batch):
+        _apply_round(db, items)
+
+
+def _rounds(batch: list) -> list[list]:
+    """The batch's (record, time) pairs in order, cut wherever a learner's snippet comes again."""
+    rounds: list[list] = [[]]
+    seen: set[tuple[str, str]] = set()
     for _attempt_id, record, at in batch:
-        card = _card(db, record.learner, record.snippet_id, "")
+        key = (record.learner, record.snippet_id)
+        if key in seen:
+            rounds.append([])
+            seen.clear()
+        rounds[-1].append((record, at))
+        seen.add(key)
+    return [items for items in rounds if items]
+
+
+def _apply_round(db, items: list) -> None:
+    found = _cards(db, [(r.learner, r.snippet_id) for r, _ in items])
+    for record, _at in items:
+        card = found.get((record.learner, record.snippet_id))
         if card is not None and card.version != record.version:
             _carry_over(db, record, card.version)
-        scheduler = learner_model(db, record.learner).scheduler
-        if not record.practice:
-            count_reviews(db, record.learner, _review_tokens(db, record, at, scheduler))
-        _save_card(db, card, record, at, scheduler)
+    schedulers = {
+        learner: model.scheduler for learner, model in learner_models(db, {r.learner for r, _ in items}).items()
+    }
+    token_rows, reviews = _reviewed_tokens(db, [(r, at) for r, at in items if not r.practice], schedulers)
+    if token_rows:
+        db.execute(upsert(db.dialect.name, tokens, TOKEN_COLUMNS, _set_tokens), token_rows)
+    count_reviews(db, reviews)
+    card_rows = [_card_row(found.get((r.learner, r.snippet_id)), r, at, schedulers[r.learner]) for r, at in items]
+    db.execute(upsert(db.dialect.name, cards, CARD_KEY, _set_card), sorted(card_rows, key=_card_key))
 
 
 def rate_question(db, attempt_id: int, learner: str, question: int, rating: str) -> None:
@@ -109,17 +141,44 @@ def _spans(entry: dict) -> range:
     return range(span, span + 1) if isinstance(span, int) else range(span[0], span[1] + 1)
 
 
-def _review_tokens(db, record, at: datetime, scheduler) -> int:
-    """Reviews the attempt's tokens; how many it reviewed."""
-    texts = [s.text for s in candidate_spans(record.code)] if record.code else []  # by span index
-    states = {i: entry for entry in record.blanks for i in _spans(entry)}
-    if not states:
-        return 0
-    key = key_values(TOKEN_KEY, (record.learner, record.snippet_id, record.version))
-    old = {r.span: r for r in db.execute(TOKENS_AT, {**key, "span": list(states)})}
-    rows = [_token_row(record, span, entry, old.get(span), texts, at, scheduler) for span, entry in states.items()]
-    db.execute(upsert(db.dialect.name, tokens, TOKEN_COLUMNS, _set_tokens), rows)
-    return len(rows)
+def _reviewed_tokens(db, items: list, schedulers: dict) -> tuple[list[dict], dict[str, int]]:
+    """The new rows of every token the attempts reviewed (in key order: concurrent writers lock
+    rows in one order), and how many each learner reviewed."""
+    wanted = {
+        (record.learner, record.snippet_id, record.version): {
+            i: entry for entry in record.blanks for i in _spans(entry)
+        }
+        for record, _at in items
+    }
+    old = _token_rows(db, wanted)
+    rows, reviews = [], {}
+    for record, at in items:
+        key = (record.learner, record.snippet_id, record.version)
+        texts = [s.text for s in candidate_spans(record.code)] if record.code else []  # by span index
+        scheduler = schedulers[record.learner]
+        for span, entry in wanted[key].items():
+            rows.append(_token_row(record, span, entry, old.get((*key, span)), texts, at, scheduler))
+        reviews[record.learner] = reviews.get(record.learner, 0) + len(wanted[key])
+    return sorted(rows, key=lambda r: (r["learner"], r["snippet_id"], r["version"], r["span"])), reviews
+
+
+def _token_rows(db, wanted: dict[tuple, dict]) -> dict[tuple, object]:
+    """The stored memory of the wanted spans of each (learner, snippet, version) that have any:
+    one query each (a single one over (key, span) tuples cost more in SQLAlchemy than these)."""
+    found = {}
+    for key, spans_wanted in wanted.items():
+        for row in db.execute(TOKENS_AT, {**key_values(TOKEN_KEY, key), "spans": list(spans_wanted)}):
+            found[(*key, row.span)] = row
+    return found
+
+
+def _cards(db, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], object]:
+    """The code cards (item "") of these (learner, snippet) pairs that have one."""
+    if not pairs:
+        return {}
+    grid = {"learners": sorted({p[0] for p in pairs}), "snippets": sorted({p[1] for p in pairs})}
+    wanted = set(pairs)
+    return {(r.learner, r.snippet_id): r for r in db.execute(CARDS_AMONG, grid) if (r.learner, r.snippet_id) in wanted}
 
 
 def _token_row(record, span: int, entry: dict, row, texts: list[str], at: datetime, scheduler) -> dict:
@@ -157,7 +216,8 @@ def decayed(heat: float, since: float, at: float) -> float:
     return heat * math.exp2(-max(0.0, at - since) / 86400 / HEAT_HALF_LIFE_DAYS)
 
 
-def _save_card(db, card, record, at: datetime, scheduler) -> None:
+def _card_row(card, record, at: datetime, scheduler) -> dict:
+    """The code card after this attempt: the whole row, whether it is new or not."""
     states = [b["state"] for b in record.blanks]
     recall = not record.practice and bool(states)
     accuracy = sum(s in RECALLED for s in states) / len(states) if states else None
@@ -173,20 +233,31 @@ def _save_card(db, card, record, at: datetime, scheduler) -> None:
     history = list(card.history) if card else []
     if recall:
         history = (history + [[round(at.timestamp()), round(accuracy, 4)]])[-HISTORY_KEPT:]
-    values = {
+    best, latest = (card.best, card.latest) if card else (None, None)
+    if recall:
+        best, latest = max(accuracy, best or 0.0) if card else accuracy, accuracy
+    return {
+        "learner": record.learner,
+        "snippet_id": record.snippet_id,
+        "item": "",
         "version": record.version,
+        "fsrs": fsrs_card.to_dict() if fsrs_card is not None else card.fsrs,
+        "due": fsrs_card.due if fsrs_card is not None else card.due,
         "attempts": (card.attempts if card else 0) + 1,
         "recalls": (card.recalls if card else 0) + recall,
+        "best": best,
+        "latest": latest,
+        "seconds": (card.seconds if card else 0.0) + (record.seconds or 0.0),
         "days": days,
         "history": history,
-        "seconds": (card.seconds if card else 0.0) + (record.seconds or 0.0),
         "last_at": at,
     }
-    if recall:
-        values.update(best=max(accuracy, card.best or 0.0) if card else accuracy, latest=accuracy)
-    if fsrs_card is not None:
-        values.update(fsrs=fsrs_card.to_dict(), due=fsrs_card.due)
-    if card is None:
-        db.execute(NEW_CARD, {"learner": record.learner, "snippet_id": record.snippet_id, "item": "", **values})
-    else:
-        db.execute(CARD_UPDATE, {**values, **key_values(CARD_KEY, (record.learner, record.snippet_id, ""))})
+
+
+def _card_key(row: dict) -> tuple:
+    return row["learner"], row["snippet_id"], row["item"]
+
+
+def _set_card(table, excluded) -> dict:
+    """A card's row replaced by the new one (it was read in this transaction)."""
+    return {c.name: excluded[c.name] for c in table.c if c.name not in CARD_KEY}
