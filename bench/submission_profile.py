@@ -1,7 +1,7 @@
 """Where a token-scored submission's web-process CPU goes: a real uvicorn (execution off, a fresh
 SQLite), one returning learner per client posting 20 % masks of the Flash Attention Forward drill
 as the browser does (htmx), every other blank wrong. First the CPU per submission from
-/proc/PID/stat with nothing else attached, then py-spy samples the same load; the top functions
+/proc/PID/stat with nothing else attached, then py-spy samples the same load (threads holding the GIL: CPU, not waits); the top functions
 by own and by inclusive samples are printed as Markdown.
 
     python bench/submission_profile.py [--seconds 15] [--clients 1] [--raw out.txt]
@@ -11,6 +11,7 @@ import argparse
 import collections
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -28,6 +29,7 @@ from app.learn.drills import random_drill  # noqa: E402
 from app.snippets.library import SnippetLibrary  # noqa: E402
 
 SNIPPET, RATE = "mlm-flash-forward", 20
+PY_SPY = shutil.which("py-spy", path=f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}") or "py-spy"
 WRONG = ("m_{}", "x[{}]", "k_j * {}", "torch.max(s, {})", "{}", "(", "dim=-{}", "l_i + {}")
 
 
@@ -143,7 +145,7 @@ def main() -> None:
             )
             raw = args.raw or Path(tempfile.mkstemp(suffix=".txt")[1])
             spy = subprocess.Popen(
-                ["py-spy", "record", "--pid", str(proc.pid), "--rate", "250", "--format", "raw"]
+                [PY_SPY, "record", "--pid", str(proc.pid), "--rate", "250", "--format", "raw", "--gil"]
                 + ["--duration", str(int(args.seconds)), "--nonblocking", "--output", str(raw)],
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,

@@ -1,0 +1,27 @@
+"""The submission benchmarks run end to end, shortly: the writer alone on real attempts, and a
+profile through a real uvicorn with py-spy (bench/RESULTS.md records their long runs)."""
+
+import subprocess
+import sys
+
+from app.settings import PROJECT_DIR
+from bench.submission_profile import bodies, top
+from bench.write_cpu import cpu_ms_per_attempt
+
+
+def test_the_writer_benchmark_writes_batches_of_real_attempts():
+    assert cpu_ms_per_attempt(2, 3) > 0
+
+
+def test_a_short_profile_of_token_scored_submissions_names_the_writer(tmp_path):
+    raw = tmp_path / "stacks.txt"
+    out = subprocess.run(
+        [sys.executable, "bench/submission_profile.py", "--seconds", "2", "--raw", str(raw)],
+        cwd=PROJECT_DIR,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "web process CPU" in out.stdout and "Store._write_attempts" in out.stdout
+    assert "| own % |" in top(raw) and len(bodies(3)) == 3
