@@ -50,7 +50,12 @@ def serve(runner: str, port: int) -> subprocess.Popen:
         cwd=ROOT,
         env=env,
     )
-    for _ in range(300):
+    return healthy(proc, port)
+
+
+def healthy(proc: subprocess.Popen, port: int, seconds: float = 60) -> subprocess.Popen:
+    """`proc` once the server on `port` answers /healthz."""
+    for _ in range(int(seconds * 10)):
         try:
             httpx.get(f"http://127.0.0.1:{port}/healthz")
             return proc

@@ -27,6 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from app.learn.drills import random_drill  # noqa: E402
 from app.snippets.library import SnippetLibrary  # noqa: E402
+from bench.exec_bench import free_port, healthy  # noqa: E402
 
 SNIPPET, RATE = "mlm-flash-forward", 20
 PY_SPY = shutil.which("py-spy", path=f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}") or "py-spy"
@@ -48,25 +49,10 @@ def bodies(count: int = 200) -> list[str]:
     return forms
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def serve(port: int, data: str) -> subprocess.Popen:
     env = {**os.environ, "CODECLOZE_DATA_DIR": data, "CODECLOZE_EXECUTION": "false", "CODECLOZE_LOG_LEVEL": "WARNING"}
     command = [sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(port), "--no-proxy-headers"]
-    proc = subprocess.Popen([*command, "--log-level", "warning"], cwd=ROOT, env=env)
-    for _ in range(600):
-        try:
-            httpx.get(f"http://127.0.0.1:{port}/healthz")
-            return proc
-        except httpx.TransportError:
-            time.sleep(0.1)
-    raise RuntimeError("server did not start")
+    return healthy(subprocess.Popen([*command, "--log-level", "warning"], cwd=ROOT, env=env), port)
 
 
 def cpu_seconds(pid: int) -> float:
