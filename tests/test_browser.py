@@ -66,7 +66,7 @@ def test_a_wrong_blank_is_marked_and_can_be_revealed(page: Page, live_server, ap
     answers = fill_right(page, app, "mlm-blocked-attention")
     first = next(iter(answers))
     page.fill(f'input[name="{first}"]', "None")  # fails the check wherever it stands
-    page.click("button[type=submit]")
+    page.click("form.drill button.primary")
     wrong = page.locator(f'input[name="{first}"]')
     expect(wrong).to_have_class(re.compile(r"\bwrong\b"))
     expect(page.locator(".score")).to_contain_text(f"{len(answers) - 1} / {len(answers)}")
@@ -83,7 +83,7 @@ def test_marks_follow_each_submission_and_messages_clear(page: Page, live_server
     spans = {s.index: s for s in eligible_spans(code)}  # a blank's key names its span's index
     first = next(k for k, a in answers.items() if a.isidentifier() and spans[int(k[1:])].start > code.index(":\n"))
     page.fill(f'input[name="{first}"]', "undefined_name")  # a NameError in the function's body
-    page.click("button[type=submit]")
+    page.click("form.drill button.primary")
     expect(page.locator(f'input[name="{first}"]')).to_have_class(re.compile(r"\bwrong\b"))
     expect(page.locator("button.reveal")).to_have_count(1)
     expect(page.locator(".verdict")).to_contain_text("NameError")

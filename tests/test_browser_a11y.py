@@ -66,7 +66,7 @@ def test_every_learner_page_has_no_serious_axe_violation(page: Page, browser: Br
     expect(page.locator("dialog#shortcuts")).to_be_visible()
     check(page, found, "shortcuts dialog")
     page.keyboard.press("Escape")
-    page.click("form.drill button[type=submit]")  # every blank empty: the confirmation
+    page.click("form.drill button.primary")  # every blank empty: the confirmation
     expect(page.locator(".confirm-empty")).to_be_visible()
     check(page, found, "confirm empty blanks")
 
@@ -205,7 +205,7 @@ def test_marks_say_right_and_wrong_without_colour(page: Page, teacher_server, ap
     for key, text in answers.items():
         plain.fill(f'input[name="{key}"]', text)
     plain.fill(f'input[name="{wrong}"]', "None")
-    plain.click("form.drill button[type=submit]")
+    plain.click("form.drill button.primary")
     expect(plain.locator(f'input[name="{wrong}"] + span.mark')).to_have_text("✗", timeout=30_000)
     expect(plain.locator("span.mark.right")).to_have_count(len(answers) - 1)
     context.close()

@@ -90,7 +90,7 @@ def test_reference_answers_wait_until_every_blank_was_tried(page: Page, live_ser
     expect(later.locator(".answers h2").first).to_be_visible()
     for key in rest:
         page.fill(f'input[name="{key}"]', answers[key])
-    page.click("button[type=submit]")
+    page.click("form.drill button.primary")
     expect(page.locator("#outcome > .answers")).to_contain_text("参考答案")
     expect(page.locator("details.answers-later")).to_have_count(0)
 
@@ -105,7 +105,7 @@ def test_revealing_a_blank_keeps_focus_and_is_never_scored_right(page: Page, liv
     for key in keys[1:]:
         page.fill(f'input[name="{key}"]', answers[key])
     page.fill(f'input[name="{keys[1]}"]', "None")
-    page.click("button[type=submit]")
+    page.click("form.drill button.primary")
     expect(page.locator(f'input[name="{keys[0]}"]')).to_have_class(re.compile(r"\brevealed\b"))
     expect(page.locator(".score")).to_contain_text(f"{len(keys) - 2} / {len(keys)}")
     button = page.locator(f'button.reveal[data-for="blank-{keys[1]}"]')
@@ -197,7 +197,7 @@ def test_layout_keeps_line_numbers_and_fits_the_screen(browser, live_server, app
     for key, answer in answers.items():
         page.fill(f'input[name="{key}"]', answer)
     page.screenshot(path=artifacts / f"drill-{unit}-{width}.png", full_page=True)
-    page.click("button[type=submit]")
+    page.click("form.drill button.primary")
     expect(page.locator(".verdict.passed")).to_be_visible()
     expect(page.locator("input.blank.right")).to_have_count(len(answers))
     page.close()

@@ -54,7 +54,7 @@ def test_a_slow_submission_shows_a_bar_until_its_verdict_and_a_quick_one_none(pa
     assert page.evaluate("window.bars") == 0  # answered well within a second: no bar
 
     page.fill(f'input[name="{next(iter(right))}"]', "any(iter(int, 1))")  # runs until the wall limit
-    button = page.locator("form.drill button[type=submit]").first
+    button = page.locator("form.drill button.primary[type=submit]")
     button.click()
     bar = page.locator("progress.waiting")
     expect(bar).to_be_visible(timeout=2000)

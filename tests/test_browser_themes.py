@@ -190,7 +190,7 @@ def test_every_text_passes_aa_in_both_themes(pages, teacher_server, app, theme, 
             expect(page.locator("dialog#shortcuts")).to_be_visible()
             measured["shortcuts"] = check_contrast(page, f"shortcuts ({theme})", "dialog#shortcuts", 5)
             page.keyboard.press("Escape")
-            for target in ("input.blank:not(.right):not(.wrong)", "a.refresh", "button[type=submit]"):
+            for target in ("input.blank:not(.right):not(.wrong)", "a.refresh", "form.drill button.primary"):
                 if page.locator(target).count():
                     ring = focus_ring(page, target)
                     assert ring["ratio"] >= ring["need"], (theme, ring)
