@@ -39,3 +39,28 @@ def drill_form(
     }
     form.update(overrides)
     return form
+
+
+EXERCISES = [
+    "ex1-attention-memory",
+    "ex2-online-softmax",
+    "ex3-blocked-matmul",
+    "ex4-flash-forward",
+    "ex5-flash-backward",
+]
+
+# A snippet whose one blank may take its time: the fairness tests' jobs sleep in it.
+SLOW_SNIPPET = """---
+title: Slow answer
+summary: a blank whose answer may take its time
+level: 1
+---
+
+```python
+value = {{c1::0}}
+```
+
+```python check
+assert value == 0, "value 应为 0"
+```
+"""

@@ -5,16 +5,9 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.helpers import right_answers
+from tests.helpers import EXERCISES, right_answers
 
 pytestmark = pytest.mark.browser
-EXERCISES = [
-    "ex1-attention-memory",
-    "ex2-online-softmax",
-    "ex3-blocked-matmul",
-    "ex4-flash-forward",
-    "ex5-flash-backward",
-]
 
 
 @pytest.fixture(scope="module")

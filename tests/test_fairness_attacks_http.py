@@ -12,21 +12,8 @@ import httpx
 import pytest
 
 from tests.conftest import copy_snippets, running_server
+from tests.helpers import SLOW_SNIPPET
 
-SNIPPET = """---
-title: Slow answer
-summary: a blank whose answer may take its time
-level: 1
----
-
-```python
-value = {{c1::0}}
-```
-
-```python check
-assert value == 0, "value 应为 0"
-```
-"""
 SLEEP_2S = "__import__('time').sleep(2) or 0"
 SLEEP_TO_THE_WALL = "__import__('time').sleep(60) or 0"
 
@@ -34,7 +21,7 @@ SLEEP_TO_THE_WALL = "__import__('time').sleep(60) or 0"
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     snippets = copy_snippets(tmp_path_factory.mktemp("snips"))
-    (snippets / "slow-answer.md").write_text(SNIPPET, encoding="utf-8")
+    (snippets / "slow-answer.md").write_text(SLOW_SNIPPET, encoding="utf-8")
     with running_server(
         tmp_path_factory.mktemp("attacks"),
         CODECLOZE_SNIPPETS_DIR=str(snippets),

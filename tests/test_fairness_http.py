@@ -8,29 +8,16 @@ import pytest
 from app.main import create_app
 from app.settings import Settings
 from tests.conftest import copy_snippets
+from tests.helpers import SLOW_SNIPPET
 from tests.live import ThreadedServer
 
-SNIPPET = """---
-title: Slow answer
-summary: a blank whose answer may take its time
-level: 1
----
-
-```python
-value = {{c1::0}}
-```
-
-```python check
-assert value == 0, "value 应为 0"
-```
-"""
 SLOW_ANSWER = "__import__('time').sleep(1.2) or 0"
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     snippets = copy_snippets(tmp_path_factory.mktemp("snips"))
-    (snippets / "slow-answer.md").write_text(SNIPPET, encoding="utf-8")
+    (snippets / "slow-answer.md").write_text(SLOW_SNIPPET, encoding="utf-8")
     settings = Settings(
         data_dir=tmp_path_factory.mktemp("fair-data"),
         snippets_dir=snippets,

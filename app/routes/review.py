@@ -67,31 +67,11 @@ def _fresh_review(request: Request, snippet, rate: int, unit: str) -> str:
         )
         model = learner_model(db, learner)
         seen = first_seen(db, learner, snippet.id)
+    learned = {"scheduler": model.scheduler, "retention": model.retention, "first_seen": seen}
     if unit == "token":
-        review = review_mask(
-            snippet.version,
-            _eligible(snippet),
-            rate,
-            seed,
-            memory,
-            now,
-            scheduler=model.scheduler,
-            retention=model.retention,
-            first_seen=seen,
-        )
+        review = review_mask(snippet.version, _eligible(snippet), rate, seed, memory, now, **learned)
     else:
-        review = piece_review(
-            snippet.version,
-            snippet.code,
-            unit,
-            rate,
-            seed,
-            memory,
-            now,
-            scheduler=model.scheduler,
-            retention=model.retention,
-            first_seen=seen,
-        )
+        review = piece_review(snippet.version, snippet.code, unit, rate, seed, memory, now, **learned)
     return review_url(snippet.id, snippet.version, rate, seed, review)
 
 
