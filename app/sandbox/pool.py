@@ -1,8 +1,10 @@
-"""The job processes: asked of the zygote, kept ready, given one job each, judged at exit.
+"""The job processes: asked of the zygote, kept ready, given one job each, judged at the end.
 
 A job process moves starting -> ready -> running and is done when the zygote reports that it
-was reaped (a pid-namespace init exits only after everything in its namespace is gone). The
-first one is the probe, which measures what the later ones will be confined with.
+was reaped (a pid-namespace init exits only after everything in its namespace is gone). Its
+verdict goes out before that once it has reported and every thread of its cgroup is exiting
+(ending.py); its slot is reused only after the reap. The first job process is the probe,
+which measures what the later ones will be confined with.
 """
 
 import collections
@@ -11,13 +13,15 @@ import json
 import selectors
 import socket
 import sys
+import time
 
-from . import policy
+from . import ending, policy
 from .cgroups import open_cgroups
 from .process import JobProcess
 from .status import pid_of
 
 MAX_FAILURES = 5  # job processes failing in a row before the server gives up
+EARLY_SECONDS = 0.05  # a reported tree not all exiting by then is answered at its reap
 
 
 class Pool:
@@ -36,6 +40,8 @@ class Pool:
         self.plan: dict = {}
         self.failures = 0
         self.probe_slot: int | None = None
+        self.answering: list[JobProcess] = []  # reported, killed, waiting to be all exiting
+        self.answered_early = 0
         self.cgroups, self.cgroups_not_used = open_cgroups(self.limits, self.workers, config.get("cgroups", True))
 
     def start(self, zsock: socket.socket, zygote: dict) -> None:
@@ -97,23 +103,69 @@ class Pool:
                 proc.start("probe", {"probe": policy.probe_spec(self.zygote, self.limits, self.config["data_dirs"])})
             else:
                 self.ready.append(proc)
+        elif proc.report is not None and proc.state == "running" and proc.answer_by is None:
+            self.answer_soon(proc)
 
-    def on_exit(self, proc: JobProcess, status: int, cpu: float) -> None:
-        for fd in proc.read_fds:
-            if fd in self.selector.get_map():
-                self.selector.unregister(fd)
+    def answer_soon(self, proc: JobProcess) -> None:
+        """On its report: its whole tree is killed now, and its verdict goes out once none of
+        that tree can run again. Without cgroups (no list of its threads) it waits for the reap."""
+        if self.cgroups is None or proc.request_id is None or proc.slot == self.probe_slot:
+            return
+        if not self._kill_tree(proc):
+            return
+        proc.answer_by = time.monotonic() + EARLY_SECONDS
+        self.answering.append(proc)
+        self.answer_exiting()
+
+    def _kill_tree(self, proc: JobProcess) -> bool:
+        try:
+            self.cgroups.kill_tree(proc.slot)
+        except OSError:
+            return False
+        return True
+
+    def answer_exiting(self) -> None:
+        """Verdicts of the answering jobs whose every thread is exiting now."""
+        now = time.monotonic()
+        for proc in list(self.answering):
+            try:
+                ended = ending.all_exiting(functools.partial(self.cgroups.thread_ids, proc.slot))
+            except OSError:
+                ended = False
+            if ended:
+                self.answering.remove(proc)
+                self.answer(proc, 0, 0.0)
+                self.answered_early += 1
+            elif now > proc.answer_by:
+                self.answering.remove(proc)  # the reap answers it
+            else:
+                self._kill_tree(proc)  # a child a racing fork added since (v1 cannot stop those itself)
+
+    def answer(self, proc: JobProcess, status: int, cpu: float) -> None:
         proc.drain()
         if self.cgroups is not None:
             cpu = max(cpu, self.cgroups.cpu_seconds(proc.slot))
             if self.cgroups.ran_out_of_memory(proc.slot):
                 proc.kill_reason = "memory"  # the kernel killed one of its processes for memory
+        self.owner.deliver(proc.request_id, proc.verdict(status, cpu))
+        proc.answered = True
+        self.failures = 0
+
+    def on_exit(self, proc: JobProcess, status: int, cpu: float) -> None:
+        for fd in proc.read_fds:
+            if fd in self.selector.get_map():
+                self.selector.unregister(fd)
         if proc in self.ready:
             self.ready.remove(proc)
+        if proc in self.answering:
+            self.answering.remove(proc)
         if proc.slot == self.probe_slot:
+            proc.drain()
             self.finish_probe(proc, status)
+        elif proc.answered:
+            pass
         elif proc.request_id is not None:
-            self.owner.deliver(proc.request_id, proc.verdict(status, cpu))
-            self.failures = 0
+            self.answer(proc, status, cpu)
         else:
             self.count_failure((proc.report or {}).get("setup_error", f"job process ended early ({status})"))
         proc.close()
@@ -151,8 +203,10 @@ class Pool:
     def counts(self) -> dict:
         return {
             "ready_pids": [p.pid for p in self.ready],
-            "running": sum(p.state == "running" for p in self.procs.values()),
+            "running": sum(p.state == "running" and not p.killed for p in self.procs.values()),
+            "ending": sum(p.killed for p in self.procs.values()),  # killed or answered, not yet reaped
             "starting": len(self.spawning) + sum(p.state == "starting" for p in self.procs.values()),
+            "answered_before_reap": self.answered_early,
         }
 
     def close(self) -> None:

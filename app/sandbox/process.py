@@ -27,6 +27,9 @@ class JobProcess:
         self.report: dict | None = None
         self.request_id = None
         self.kill_reason: str | None = None
+        self.answer_by: float | None = None  # set once its verdict may go out before the reap
+        self.answered = False
+        self.killed = False  # SIGKILL sent: it is ending, whatever it was doing
         self.started = time.monotonic()
         self.deadline = self.started + SETUP_DEADLINE
 
@@ -84,6 +87,7 @@ class JobProcess:
     def kill(self, reason: str | None) -> None:
         if reason and not self.kill_reason and self.report is None:
             self.kill_reason = reason
+        self.killed = True
         try:
             signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
         except ProcessLookupError:

@@ -2,7 +2,7 @@
 
 It forks the zygote (which imports torch) before importing anything heavy itself, keeps a
 few confined job processes ready, hands each request to one of them, enforces the limits
-from outside, and answers with a verdict once the job and everything it started are gone.
+from outside, and answers with a verdict once nothing of the job and what it started can run.
 One thread, one selector: requests from the web app, the zygote's messages, job pipes.
 """
 
@@ -19,6 +19,8 @@ from . import cgroups, framing, linux, policy
 from .outside import OutsideLimits
 from .pool import Pool
 from .status import usage
+
+ANSWER_POLL = 0.0002  # seconds between looks at a killed tree (threads leave user mode within µs)
 
 
 class Server:
@@ -124,15 +126,23 @@ class Server:
         self.selector.register(self.ctrl, selectors.EVENT_READ, self.on_ctrl)
         self.selector.register(self.zsock, selectors.EVENT_READ, lambda: self.pool.on_zygote(*self.receive()))
         while True:
-            for key, _ in self.selector.select(self.outside.enforce(list(self.pool.procs.values()))):
+            for key, _ in self.selector.select(self._timeout()):
                 if self.selector.get_map().get(key.fd) is not key:
                     continue  # unregistered (and its fd closed) by an earlier event in this batch
                 key.data()
+            self.pool.answer_exiting()
             if self.pool.probe_slot is None:
                 self.pool.dispatch(self.pending)
             if self.announcement and len(self.pool.ready) >= self.pool.workers:
                 self.send(self.announcement)
                 self.announcement = None
+
+    def _timeout(self) -> float | None:
+        """Until the next limit is due, or a moment while a killed tree is still leaving user mode."""
+        wake = self.outside.enforce(list(self.pool.procs.values()))
+        if not self.pool.answering:
+            return wake
+        return ANSWER_POLL if wake is None else min(wake, ANSWER_POLL)
 
     def shutdown(self) -> None:
         self.pool.close()

@@ -51,11 +51,11 @@ class Runner:
 
 
 def settled_status(get_status, workers: int, timeout: float = 10.0) -> dict:
-    """Status once no job runs and the pool of ready job processes is full again."""
+    """Status once no job runs or is still being reaped and the pool of ready job processes is full again."""
     end = time.monotonic() + timeout
     while True:
         status = get_status()
-        idle = not status["running"] and not status["starting"]
+        idle = not status["running"] and not status["starting"] and not status["ending"]
         if (idle and len(status["ready_pids"]) >= workers) or time.monotonic() > end:
             return status
         time.sleep(0.02)

@@ -118,6 +118,7 @@ def test_without_cgroups_process_trees_are_polled_and_reported_so(degraded):
     assert set(accounting["not_used"]) == {"v2", "v1"}  # both turned off, and said so
     assert claims["process_tree_limits"]
     _contained(runner, "fork_and_allocate", "fork_bomb")
+    assert runner.settled_status()["answered_before_reap"] == 0  # no thread list: verdicts wait for the reap
 
 
 @needs_root

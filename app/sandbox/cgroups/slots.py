@@ -7,7 +7,8 @@ its slot: v2 cannot reset them, and so neither version needs to.
 
 import os
 
-from .files import remove_server_trees, write
+from ..ending import kill_processes
+from .files import read, remove_server_trees, write
 
 MEMORY_HEADROOM = 32 << 20  # the job process's own pages, beyond what it may allocate
 CPU_PERIOD_US = 100_000  # with a quota of one period per period: one CPU at most
@@ -57,6 +58,10 @@ class SlotCgroups:
         """Whether the kernel killed a process of this slot's job for memory."""
         return self.oom_kills(slot) > self.oom_before.get(slot, 0)
 
+    def thread_ids(self, slot: int) -> list[int]:
+        """Every thread in the slot's cgroup now."""
+        return [int(t) for t in read(self.threads_file(slot)).split()]
+
     def controllers(self) -> dict[str, str]:
         return dict(self.bases)
 
@@ -71,6 +76,18 @@ class SlotCgroups:
         raise NotImplementedError
 
     def oom_kills(self, slot: int) -> int:
+        raise NotImplementedError
+
+    def threads_file(self, slot: int) -> str:
+        raise NotImplementedError
+
+    def kill_tree(self, slot: int) -> None:
+        """SIGKILL to every process in the slot's cgroup, each by pidfd, checked to be the
+        slot's once pinned (v2 has the kernel do it at once: cgroup.kill)."""
+        procs = self.procs_file(slot)
+        kill_processes([int(p) for p in read(procs).split()], lambda pid: str(pid) in read(procs).split())
+
+    def procs_file(self, slot: int) -> str:
         raise NotImplementedError
 
     def clear(self, slot: int) -> None:

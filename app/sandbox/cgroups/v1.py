@@ -44,3 +44,9 @@ class V1Cgroups(SlotCgroups):
 
     def oom_kills(self, slot: int) -> int:
         return stat(f"{self.directory('memory', slot)}/memory.oom_control", "oom_kill")
+
+    def threads_file(self, slot: int) -> str:
+        return f"{self.directory('pids', slot)}/tasks"
+
+    def procs_file(self, slot: int) -> str:
+        return f"{self.directory('pids', slot)}/cgroup.procs"

@@ -94,6 +94,17 @@ class V2Cgroups(SlotCgroups):
             return 0
         return stat(f"{self.directories(slot)[0]}/memory.events", "oom_kill")
 
+    def threads_file(self, slot: int) -> str:
+        return f"{self.directories(slot)[0]}/cgroup.threads"
+
+    def procs_file(self, slot: int) -> str:
+        return f"{self.directories(slot)[0]}/cgroup.procs"
+
+    def kill_tree(self, slot: int) -> None:
+        """cgroup.kill: the kernel signals every task, and kills any child a racing fork adds."""
+        if not kill(self.directories(slot)[0]):  # before Linux 5.14
+            super().kill_tree(slot)
+
     def clear(self, slot: int) -> None:
         path = self.directories(slot)[0]
         if not populated(path):
