@@ -4,7 +4,7 @@ from collections import defaultdict
 
 from sqlalchemy import bindparam, select
 
-from ..db.statements import upsert
+from ..db.statements import execute_rows, upsert
 from ..memory.record import RECALLED
 from ..memory.tables import learners
 from .tables import activity, answers, spans
@@ -78,7 +78,7 @@ def _add(db, table, counts: dict) -> None:
     extra, values = COUNTED[table]
     names = KEY + extra
     rows = [{**dict(zip(names, key)), **dict(zip(values, counts[key]))} for key in sorted(counts)]
-    db.execute(upsert(db.dialect.name, table, names, _added), rows)
+    execute_rows(db, upsert(db.dialect.name, table, names, _added), rows)
 
 
 def _added(table, excluded) -> dict:

@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 
 from sqlalchemy import bindparam, insert, select
 
-from ..db.statements import key_values, select_keyed, update_keyed, upsert
+from ..db.statements import execute_rows, key_values, select_keyed, update_keyed, upsert
 from ..db.tables import attempts
 from ..engine.tokens import candidate_spans
 from .learner_model import count_reviews, learner_models
@@ -66,8 +66,7 @@ def _apply_round(db, items: list) -> None:
         learner: model.scheduler for learner, model in learner_models(db, {r.learner for r, _ in items}).items()
     }
     token_rows, reviews = _reviewed_tokens(db, [(r, at) for r, at in items if not r.practice], schedulers)
-    if token_rows:
-        db.execute(upsert(db.dialect.name, tokens, TOKEN_COLUMNS, _set_tokens), token_rows)
+    execute_rows(db, upsert(db.dialect.name, tokens, TOKEN_COLUMNS, _set_tokens), token_rows)
     count_reviews(db, reviews)
     card_rows = [_card_row(found.get((r.learner, r.snippet_id)), r, at, schedulers[r.learner]) for r, at in items]
     db.execute(upsert(db.dialect.name, cards, CARD_KEY, _set_card), sorted(card_rows, key=_card_key))
