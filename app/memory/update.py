@@ -8,9 +8,10 @@ from sqlalchemy import bindparam, insert, select
 from ..db.statements import execute_rows, key_values, select_keyed, update_keyed, upsert
 from ..db.tables import attempts
 from ..engine.tokens import candidate_spans
+from . import token_review
 from .learner_model import count_reviews, learner_models
 from .record import RECALLED
-from .schedule import SELF_RATING, TOKEN_RATING, new_card, reviewed, snippet_rating, to_unix, token_card
+from .schedule import SELF_RATING, TOKEN_RATING, new_card, reviewed, snippet_rating
 from .tables import cards, tokens
 from .versions import stored_code, version_map
 
@@ -182,7 +183,7 @@ def _cards(db, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], object]:
 
 def _token_row(record, span: int, entry: dict, row, texts: list[str], at: datetime, scheduler) -> dict:
     state = entry["state"]
-    card = reviewed(None if row is None else token_card(row), TOKEN_RATING[state], at, scheduler)
+    card = token_review.review(row, TOKEN_RATING[state], at, scheduler)
     missed = state not in RECALLED
     now = at.timestamp()
     heat = decayed(row.heat, row.heat_at, now) if row is not None and row.heat_at else 0.0
@@ -196,12 +197,12 @@ def _token_row(record, span: int, entry: dict, row, texts: list[str], at: dateti
         "version": record.version,
         "span": span,
         "text": (texts[span] if span < len(texts) else entry.get("expected", ""))[:200],
-        "state": card.state.value,
+        "state": card.state,
         "step": card.step,
         "stability": card.stability,
         "difficulty": card.difficulty,
-        "due": to_unix(card.due),
-        "last_review": to_unix(card.last_review),
+        "due": card.due,
+        "last_review": card.last_review,
         "seen": (row.seen if row is not None else 0) + 1,
         "misses": (row.misses if row is not None else 0) + missed,
         "heat": heat + missed,
