@@ -137,20 +137,22 @@ def floor(jobs: int) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def tree_memory_mib(pid: int) -> tuple[float, float]:
-    """(RSS, PSS) of a process and all its descendants, MiB; PSS counts shared torch pages once."""
-    pids = tree(pid)
-    rss = pss = 0
-    for p in pids:
+def tree_memory_mib(pid: int) -> dict[str, float]:
+    """MiB of a process and all its descendants but a background FSRS fit: RSS and PSS (which
+    counts shared torch pages once), the web process's own PSS; and the PSS of such a fit when
+    one runs (a transient process of its own, neither the web server nor the fork server)."""
+    kib = {"rss": 0, "pss": 0, "web": 0, "fit": 0}
+    for p in tree(pid):
         try:
-            for line in Path(f"/proc/{p}/smaps_rollup").read_text().splitlines():
-                if line.startswith("Rss:"):
-                    rss += int(line.split()[1])
-                elif line.startswith("Pss:"):
-                    pss += int(line.split()[1])
+            fit = b"app.memory.fitting" in Path(f"/proc/{p}/cmdline").read_bytes()
+            fields = dict(line.split()[:2] for line in Path(f"/proc/{p}/smaps_rollup").read_text().splitlines()[1:])
         except OSError:
-            pass
-    return rss / 1024, pss / 1024
+            continue
+        rss, pss = int(fields["Rss:"]), int(fields["Pss:"])
+        kib["fit" if fit else "pss"] += pss
+        kib["rss"] += 0 if fit else rss
+        kib["web"] += pss if p == pid else 0
+    return {k: v / 1024 for k, v in kib.items()}
 
 
 def pct(values: list[float], q: float) -> float:
@@ -185,11 +187,11 @@ def main() -> None:
         cpu_before = tree_cpu_seconds(warm.pid)
         warm_ms = sequential(f"http://127.0.0.1:{port}", args.requests, body)
         cpu_ms = (tree_cpu_seconds(warm.pid) - cpu_before) / args.requests * 1e3
-        idle_rss, idle_pss = tree_memory_mib(warm.pid)
+        idle = tree_memory_mib(warm.pid)
         cpu_before = tree_cpu_seconds(warm.pid)
         load_ms, errors = concurrent(f"http://127.0.0.1:{port}", args.learners, args.seconds, body)
         load_cpu_ms = (tree_cpu_seconds(warm.pid) - cpu_before) / max(1, len(load_ms)) * 1e3
-        load_rss, load_pss = tree_memory_mib(warm.pid)
+        loaded = tree_memory_mib(warm.pid)
     finally:
         warm.terminate()
         warm.wait()
@@ -215,8 +217,10 @@ def main() -> None:
     )
     print(f"load after: {Path('/proc/loadavg').read_text().strip()}")
     print(
-        f"\nweb server + fork server memory: idle RSS {idle_rss:.0f} MiB / PSS {idle_pss:.0f} MiB; "
-        f"after load RSS {load_rss:.0f} MiB / PSS {load_pss:.0f} MiB"
+        f"\nweb server + fork server memory: idle RSS {idle['rss']:.0f} MiB / PSS {idle['pss']:.0f} MiB "
+        f"(web process {idle['web']:.0f}); after load RSS {loaded['rss']:.0f} MiB / PSS {loaded['pss']:.0f} MiB "
+        f"(web process {loaded['web']:.0f}); a background FSRS fit running beside them (not counted above): "
+        f"PSS {idle['fit']:.0f} MiB idle, {loaded['fit']:.0f} MiB after load"
     )
 
 

@@ -55,6 +55,7 @@ async def fork_server(sandbox) -> dict:
                 "ready": len(info.get("ready_pids", ())),
                 "processes": info["memory"]["processes"],
                 "pss_bytes": info["memory"]["pss_bytes"],
+                "answered_before_reap": info.get("answered_before_reap", 0),
             }
         except Exception:  # noqa: BLE001 - a slow or lost server is reported, not raised
             server["state"] = "not answering"
