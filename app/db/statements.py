@@ -59,17 +59,25 @@ def execute_rows(db, statement, rows: list[dict]) -> None:
     )
 
 
+def fetch_rows(db, statement, params: dict) -> list:
+    """`db.execute(statement, params).all()` through the driver: rows as the driver returns
+    them, without SQLAlchemy's result processing (a JSON column may come back as its text)."""
+    sql, names, _processors = _for_driver(db.dialect, statement)
+    return db.exec_driver_sql(sql, tuple(params[n] for n in names) if db.dialect.positional else params).all()
+
+
 _DRIVER: dict = {}
 
 
 def _for_driver(dialect, statement) -> tuple[str, tuple[str, ...], list]:
     """The statement's SQL in the driver's parameter style, its parameter names in order, and
-    (position, bind processor) of each column that has one; compiled once per dialect."""
+    (position, bind processor) of each column of an INSERT that has one; compiled once per dialect."""
     key = (dialect.name, dialect.paramstyle, statement)
     if key not in _DRIVER:
         compiled = statement.compile(dialect=dialect)
         names = tuple(compiled.positiontup if dialect.positional else compiled.binds)
-        types = [statement.table.c[n].type.dialect_impl(dialect) for n in names]
-        processors = [(i, p) for i, t in enumerate(types) if (p := t.bind_processor(dialect)) is not None]
+        columns = statement.table.c if hasattr(statement, "table") else {}
+        types = [columns[n].type.dialect_impl(dialect) if n in columns else None for n in names]
+        processors = [(i, p) for i, t in enumerate(types) if t is not None and (p := t.bind_processor(dialect))]
         _DRIVER[key] = (compiled.string, names, processors)
     return _DRIVER[key]

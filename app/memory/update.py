@@ -1,11 +1,13 @@
 """Keeping learner memory up to date, inside the transaction that writes each batch of attempts."""
 
+import json
 import math
 from datetime import UTC, datetime
+from functools import cache
 
 from sqlalchemy import bindparam, insert, select
 
-from ..db.statements import execute_rows, key_values, select_keyed, update_keyed, upsert
+from ..db.statements import execute_rows, fetch_rows, key_values, select_keyed, update_keyed, upsert
 from ..db.tables import attempts
 from ..engine.tokens import candidate_spans
 from . import token_review
@@ -26,7 +28,6 @@ CARD = select_keyed(cards, CARD_KEY)
 CARD_UPDATE = update_keyed(cards, CARD_KEY)
 TOKENS_OF = select_keyed(tokens, TOKEN_KEY)
 ANY_TOKEN = TOKENS_OF.with_only_columns(tokens.c.span).limit(1)
-TOKENS_AT = TOKENS_OF.where(tokens.c.span.in_(bindparam("spans", expanding=True)))
 CARDS_AMONG = select(cards).where(  # a learner × snippet grid: the pairs wanted are picked from it
     cards.c.item == "",
     cards.c.learner.in_(bindparam("learners", expanding=True)),
@@ -164,12 +165,20 @@ def _reviewed_tokens(db, items: list, schedulers: dict) -> tuple[list[dict], dic
 
 def _token_rows(db, wanted: dict[tuple, dict]) -> dict[tuple, object]:
     """The stored memory of the wanted spans of each (learner, snippet, version) that have any:
-    one query each (a single one over (key, span) tuples cost more in SQLAlchemy than these)."""
+    one query each through the driver (a single one over (key, span) tuples cost more)."""
     found = {}
     for key, spans_wanted in wanted.items():
-        for row in db.execute(TOKENS_AT, {**key_values(TOKEN_KEY, key), "spans": list(spans_wanted)}):
+        spans = sorted(spans_wanted)
+        params = key_values(TOKEN_KEY, key) | {f"s{i}": span for i, span in enumerate(spans)}
+        for row in fetch_rows(db, _tokens_at(len(spans)), params):
             found[(*key, row.span)] = row
     return found
+
+
+@cache
+def _tokens_at(count: int):
+    """The rows of `count` spans of one version: one statement per count, each built once."""
+    return TOKENS_OF.where(tokens.c.span.in_([bindparam(f"s{i}") for i in range(count)]))
 
 
 def _cards(db, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], object]:
@@ -187,7 +196,7 @@ def _token_row(record, span: int, entry: dict, row, texts: list[str], at: dateti
     missed = state not in RECALLED
     now = at.timestamp()
     heat = decayed(row.heat, row.heat_at, now) if row is not None and row.heat_at else 0.0
-    wrong = list(row.wrong or ()) if row is not None else []
+    wrong = _listed(row.wrong) if row is not None else []
     given = entry.get("given", "").strip()
     if state in ("wrong", "accepted", "unproven") and given:
         wrong = ([given] + [w for w in wrong if w != given])[:WRONG_KEPT]
@@ -209,6 +218,11 @@ def _token_row(record, span: int, entry: dict, row, texts: list[str], at: dateti
         "heat_at": now,
         "wrong": wrong or None,
     }
+
+
+def _listed(wrong) -> list:
+    """A row's wrong answers, whether the driver decoded the JSON (psycopg) or not (sqlite3)."""
+    return list(json.loads(wrong) if isinstance(wrong, str) else wrong or ())
 
 
 def decayed(heat: float, since: float, at: float) -> float:
