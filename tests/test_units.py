@@ -2,7 +2,7 @@
 
 import ast
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from app.engine.mask import SEED_MAX, blank_count
@@ -95,15 +95,20 @@ def test_token_masks_draw_only_the_chosen_kinds(snippet, rate, seed, kinds):
 
 @settings(max_examples=100, deadline=None)
 @given(snippet=st.sampled_from(SNIPPETS), rate=st.integers(10, 50), seed=st.integers(0, SEED_MAX - 1))
+@example(snippet=next(s for s in SNIPPETS if s.id == "ex1-attention-memory"), rate=11, seed=SEED_MAX - 2)
 def test_every_input_of_a_mask_changes_it(snippet, rate, seed):
     def keys(**change):
         args = {"rate": rate, "seed": seed, "unit": "span", "kinds": ("names", "literals", "operators"), **change}
         return random_drill(snippet, args["rate"], args["seed"], args["unit"], args["kinds"]).holes
 
     base = keys()
-    # Two seeds may draw the same small mask by chance; a handful of seeds never all do.
-    assert any(keys(seed=seed + i) != base for i in range(1, 6)) and keys(unit="line") != base
-    assert keys(kinds=("names",)) != base
+    # Two seeds may draw the same small mask by chance, and so may a line and a span (one blank
+    # of ex1 at 11 %, seed 2**53 - 3: a line piece that is exactly the span); a handful of seeds
+    # never all do.
+    near = [seed + i for i in range(6)]
+    assert any(keys(seed=s) != base for s in near[1:])
+    assert any(keys(seed=s, unit="line") != keys(seed=s) for s in near)
+    assert any(keys(seed=s, kinds=("names",)) != keys(seed=s) for s in near)
 
 
 def test_kinds_parse_in_any_order_to_one_tuple():
