@@ -169,6 +169,8 @@ def _token_rows(db, wanted: dict[tuple, dict]) -> dict[tuple, object]:
     found = {}
     for key, spans_wanted in wanted.items():
         spans = sorted(spans_wanted)
+        if not spans:
+            continue  # an attempt without token blanks (IN () is no statement to prebuild)
         params = key_values(TOKEN_KEY, key) | {f"s{i}": span for i, span in enumerate(spans)}
         for row in fetch_rows(db, _tokens_at(len(spans)), params):
             found[(*key, row.span)] = row
