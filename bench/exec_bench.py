@@ -155,6 +155,16 @@ def tree_memory_mib(pid: int) -> dict[str, float]:
     return {k: v / 1024 for k, v in kib.items()}
 
 
+def memory_without_fit(pid: int, seconds: float = 120) -> dict[str, float]:
+    """`tree_memory_mib` once no background fit runs (up to `seconds`): a fit maps the same
+    torch library pages as the zygote and so takes a share of their PSS, which would make the
+    servers' figure look smaller than it is. `fit` says what the last look found running."""
+    end = time.monotonic() + seconds
+    while (memory := tree_memory_mib(pid))["fit"] and time.monotonic() < end:
+        time.sleep(0.5)
+    return memory
+
+
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
@@ -187,11 +197,11 @@ def main() -> None:
         cpu_before = tree_cpu_seconds(warm.pid)
         warm_ms = sequential(f"http://127.0.0.1:{port}", args.requests, body)
         cpu_ms = (tree_cpu_seconds(warm.pid) - cpu_before) / args.requests * 1e3
-        idle = tree_memory_mib(warm.pid)
+        idle = memory_without_fit(warm.pid)
         cpu_before = tree_cpu_seconds(warm.pid)
         load_ms, errors = concurrent(f"http://127.0.0.1:{port}", args.learners, args.seconds, body)
         load_cpu_ms = (tree_cpu_seconds(warm.pid) - cpu_before) / max(1, len(load_ms)) * 1e3
-        loaded = tree_memory_mib(warm.pid)
+        loaded = memory_without_fit(warm.pid)
     finally:
         warm.terminate()
         warm.wait()
@@ -217,10 +227,10 @@ def main() -> None:
     )
     print(f"load after: {Path('/proc/loadavg').read_text().strip()}")
     print(
-        f"\nweb server + fork server memory: idle RSS {idle['rss']:.0f} MiB / PSS {idle['pss']:.0f} MiB "
-        f"(web process {idle['web']:.0f}); after load RSS {loaded['rss']:.0f} MiB / PSS {loaded['pss']:.0f} MiB "
-        f"(web process {loaded['web']:.0f}); a background FSRS fit running beside them (not counted above): "
-        f"PSS {idle['fit']:.0f} MiB idle, {loaded['fit']:.0f} MiB after load"
+        f"\nweb server + fork server memory (measured with no background FSRS fit running, which would take a "
+        f"share of the torch pages): idle RSS {idle['rss']:.0f} MiB / PSS {idle['pss']:.0f} MiB (web process "
+        f"{idle['web']:.0f}); after load RSS {loaded['rss']:.0f} MiB / PSS {loaded['pss']:.0f} MiB (web process "
+        f"{loaded['web']:.0f}); a fit still running at the time: {idle['fit']:.0f} / {loaded['fit']:.0f} MiB PSS"
     )
 
 
