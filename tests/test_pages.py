@@ -3,7 +3,7 @@ import re
 from html import unescape
 
 from app.engine.tokens import eligible_spans
-from tests.helpers import drill_form, input_names, right_answers
+from tests.helpers import EXERCISES, drill_form, input_names, right_answers
 from tests.site_client import SiteClient
 
 
@@ -12,13 +12,6 @@ def is_blank(key: str) -> bool:
 
 
 DRILLS = ["mlm-online-softmax", "mlm-blocked-attention", "mlm-flash-forward"]
-EXERCISES = [
-    "ex1-attention-memory",
-    "ex2-online-softmax",
-    "ex3-blocked-matmul",
-    "ex4-flash-forward",
-    "ex5-flash-backward",
-]
 
 
 def test_home_lists_every_snippet_with_its_facts(client):
