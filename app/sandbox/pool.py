@@ -155,12 +155,12 @@ class Pool:
         for fd in proc.read_fds:
             if fd in self.selector.get_map():
                 self.selector.unregister(fd)
+        proc.drain()  # a setup error or report may have come with the exit
         if proc in self.ready:
             self.ready.remove(proc)
         if proc in self.answering:
             self.answering.remove(proc)
         if proc.slot == self.probe_slot:
-            proc.drain()
             self.finish_probe(proc, status)
         elif proc.answered:
             pass
