@@ -1,17 +1,17 @@
 """Class counters, kept up to date inside the transaction that writes each batch of attempts."""
 
 from collections import defaultdict
+from functools import cache
 
 from sqlalchemy import bindparam, select
 
-from ..db.statements import execute_rows, upsert
+from ..db.statements import execute_rows, fetch_rows, upsert
 from ..memory.record import RECALLED
 from ..memory.tables import learners
 from .tables import activity, answers, spans
 
 GIVEN_KEPT = 200  # characters of a wrong answer that are counted (longer ones are cut)
 KEY = ("snippet_id", "version", "class_code", "day")
-CODES = select(learners.c.id, learners.c.class_code).where(learners.c.id.in_(bindparam("ids", expanding=True)))
 COUNTED = {  # table: the key columns beyond KEY, the counted columns
     activity: (("learner",), ("attempts", "recalls", "accuracy")),
     spans: (("span",), ("seen", "missed")),
@@ -24,8 +24,16 @@ def class_codes(db, learner_ids) -> dict[str, str]:
     ids = sorted(set(learner_ids))
     if not ids:
         return {}
-    rows = db.execute(CODES, {"ids": ids})
+    rows = fetch_rows(db, _codes_of(len(ids)), {f"l{i}": v for i, v in enumerate(ids)})
     return {r.id: r.class_code or "" for r in rows}
+
+
+@cache
+def _codes_of(count: int):
+    """The class codes of `count` learners: one statement per count, each built once."""
+    return select(learners.c.id, learners.c.class_code).where(
+        learners.c.id.in_([bindparam(f"l{i}") for i in range(count)])
+    )
 
 
 def blank_range(entry: dict) -> tuple[int, int] | None:

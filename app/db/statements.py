@@ -6,6 +6,7 @@ so it builds each once and binds the values. Upserts differ by dialect (SQLite's
 PostgreSQL's `ON CONFLICT`), so they are built once per dialect.
 """
 
+from collections import namedtuple
 from collections.abc import Callable
 from functools import cache
 
@@ -46,11 +47,12 @@ def upsert(dialect: str, table: Table, keys: tuple[str, ...], changes: Callable)
 def execute_rows(db, statement, rows: list[dict]) -> None:
     """`db.execute(statement, rows)` as one executemany of the driver: SQLAlchemy's per-row
     parameter processing cost more than the rows' own work for the token memory (issue 22).
-    Each value goes through its column type's bind processor, as SQLAlchemy's would."""
+    Each value goes through its column type's bind processor, as SQLAlchemy's would; every row
+    has the first row's keys, and a column none of them gives takes its scalar default."""
     if not rows:
         return
-    sql, names, processors = _for_driver(db.dialect, statement)
-    params = [[row[n] for n in names] for row in rows]
+    sql, names, processors, defaults = _for_driver(db.dialect, statement, tuple(rows[0]))
+    params = [[row[n] if n not in defaults else defaults[n] for n in names] for row in rows]
     for i, process in processors:
         for values in params:
             values[i] = process(values[i])
@@ -62,22 +64,68 @@ def execute_rows(db, statement, rows: list[dict]) -> None:
 def fetch_rows(db, statement, params: dict) -> list:
     """`db.execute(statement, params).all()` through the driver: rows as the driver returns
     them, without SQLAlchemy's result processing (a JSON column may come back as its text)."""
-    sql, names, _processors = _for_driver(db.dialect, statement)
-    return db.exec_driver_sql(sql, tuple(params[n] for n in names) if db.dialect.positional else params).all()
+    return _run_query(db, statement, params).all()
+
+
+def fetch_decoded(db, statement, params: dict) -> list:
+    """`db.execute(statement, params).all()` through the driver, each value through its column
+    type's result processor as SQLAlchemy's would (JSON decoded, SQLite's dates parsed): rows
+    with the selected columns' names as attributes."""
+    result = _run_query(db, statement, params)
+    codes = tuple(d[1] for d in result.cursor.description)  # the driver's type of each column
+    make, processors = _decoder(db.dialect, statement, codes)
+    rows = result.all()
+    if not processors:
+        return [make(*row) for row in rows]
+    out = []
+    for row in rows:
+        values = list(row)
+        for i, process in processors:
+            values[i] = process(values[i])
+        out.append(make(*values))
+    return out
+
+
+def _run_query(db, statement, params: dict):
+    sql, names, _processors, constants = _for_driver(db.dialect, statement)
+    values = {**constants, **params} if constants else params  # a literal of the statement is a bound value too
+    return db.exec_driver_sql(sql, tuple(values[n] for n in names) if db.dialect.positional else values)
+
+
+@cache
+def _decoder(dialect, statement, codes: tuple) -> tuple[type, list]:
+    columns = list(statement.selected_columns)
+    make = namedtuple("Row", [c.key for c in columns])
+    types = [c.type.dialect_impl(dialect) for c in columns]
+    processors = [(i, p) for i, (t, code) in enumerate(zip(types, codes)) if (p := t.result_processor(dialect, code))]
+    return make, processors
 
 
 _DRIVER: dict = {}
 
 
-def _for_driver(dialect, statement) -> tuple[str, tuple[str, ...], list]:
-    """The statement's SQL in the driver's parameter style, its parameter names in order, and
-    (position, bind processor) of each column of an INSERT that has one; compiled once per dialect."""
-    key = (dialect.name, dialect.paramstyle, statement)
+def _for_driver(dialect, statement, given: tuple[str, ...] | None = None) -> tuple[str, tuple[str, ...], list, dict]:
+    """The statement's SQL in the driver's parameter style for rows with the `given` keys (an
+    INSERT of just those columns), its parameter names in order, (position, bind processor) of
+    each column of an INSERT that has one, and the values fixed by the statement (a query's
+    literals; an INSERT's scalar defaults of the columns not given); compiled once per dialect."""
+    key = (dialect.name, dialect.paramstyle, statement, given)
     if key not in _DRIVER:
-        compiled = statement.compile(dialect=dialect)
+        compiled = statement.compile(dialect=dialect, column_keys=list(given) if given else None)
         names = tuple(compiled.positiontup if dialect.positional else compiled.binds)
         columns = statement.table.c if hasattr(statement, "table") else {}
         types = [columns[n].type.dialect_impl(dialect) if n in columns else None for n in names]
         processors = [(i, p) for i, t in enumerate(types) if t is not None and (p := t.bind_processor(dialect))]
-        _DRIVER[key] = (compiled.string, names, processors)
+        if given is None:  # a query: its literals' values
+            fixed = {n: b.effective_value for n, b in compiled.binds.items() if not b.required}
+        else:  # an INSERT: the defaults of the columns not given
+            fixed = {n: _scalar_default(columns[n]) for n in names if n not in given}
+        _DRIVER[key] = (compiled.string, names, processors, fixed)
     return _DRIVER[key]
+
+
+def _scalar_default(column):
+    default = column.default
+    if default is None or not default.is_scalar:
+        raise ValueError(f"no value for column {column.name}, and no scalar default")
+    return default.arg

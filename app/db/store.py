@@ -15,11 +15,13 @@ from app.classes.counts import class_codes, count_attempts
 from app.db import migrate
 from app.db.commit import GroupCommit, NotStored
 from app.db.records import AttemptRecord  # noqa: F401 (re-exported)
+from app.db.statements import execute_rows
 from app.db.tables import attempts, metadata, responses, snippet_versions, snippets  # noqa: F401 (re-exported)
 from app.memory.update import apply_attempts, rate_question
 
 RATINGS = ("again", "hard", "good", "easy")
 ID_MAX = 2**63 - 1  # ids are random positive BIGINTs
+NEW_ATTEMPT, NEW_RESPONSE = insert(attempts), insert(responses)
 
 
 class Store:
@@ -92,9 +94,8 @@ class Store:
         answers = [
             {"attempt_id": i, "question": q, "text": t} for i, r, _ in batch for q, t in (r.answers or {}).items()
         ]
-        db.execute(insert(attempts), rows)
-        if answers:
-            db.execute(insert(responses), answers)
+        execute_rows(db, NEW_ATTEMPT, rows)
+        execute_rows(db, NEW_RESPONSE, answers)
 
     def close(self) -> None:
         self.writer.close()

@@ -1,19 +1,18 @@
 """Each learner's memory model: FSRS with their fitted parameters (or the defaults) and the
 desired retention they chose on /me. A keyed row read per page or attempt batch."""
 
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import NamedTuple
 
 from fsrs import Scheduler
 from sqlalchemy import bindparam, select, update
 
-from ..db.statements import key_values, select_keyed, upsert
+from ..db.statements import execute_rows, fetch_decoded, key_values, select_keyed, upsert
 from .tables import models
 
 DEFAULT_RETENTION = 0.9
 RETENTIONS = (0.8, 0.85, 0.9, 0.95)  # what /me offers
 MODEL = select_keyed(models, ("learner",))
-MODELS_AMONG = select(models).where(models.c.learner.in_(bindparam("learners", expanding=True)))
 
 
 class LearnerModel(NamedTuple):
@@ -37,8 +36,16 @@ def learner_model(db, learner: str) -> LearnerModel:
 
 def learner_models(db, learner_ids) -> dict[str, LearnerModel]:
     """Each learner's model, with one query."""
-    rows = {r.learner: r for r in db.execute(MODELS_AMONG, {"learners": sorted(set(learner_ids))})}
+    ids = sorted(set(learner_ids))
+    params = {f"l{i}": v for i, v in enumerate(ids)}
+    rows = {r.learner: r for r in fetch_decoded(db, _models_among(len(ids)), params)} if ids else {}
     return {learner: _model_of(rows.get(learner)) for learner in learner_ids}
+
+
+@cache
+def _models_among(count: int):
+    """The model rows of `count` learners: one statement per count, each built once."""
+    return select(models).where(models.c.learner.in_([bindparam(f"l{i}") for i in range(count)]))
 
 
 def _model_of(row) -> LearnerModel:
@@ -53,8 +60,7 @@ def count_reviews(db, reviews: dict[str, int]) -> None:
     """In the attempts' transaction: so many more token reviews by each learner (in key order:
     concurrent writers lock rows in one order)."""
     rows = [{"learner": learner, "reviews": n, "fitted_reviews": 0} for learner, n in sorted(reviews.items()) if n]
-    if rows:
-        db.execute(upsert(db.dialect.name, models, ("learner",), _add_reviews), rows)
+    execute_rows(db, upsert(db.dialect.name, models, ("learner",), _add_reviews), rows)
 
 
 def set_retention(db, learner: str, retention: float) -> None:

@@ -7,7 +7,7 @@ from functools import cache
 
 from sqlalchemy import bindparam, insert, select
 
-from ..db.statements import execute_rows, fetch_rows, key_values, select_keyed, update_keyed, upsert
+from ..db.statements import execute_rows, fetch_decoded, fetch_rows, key_values, select_keyed, update_keyed, upsert
 from ..db.tables import attempts
 from ..engine.tokens import candidate_spans
 from . import token_review
@@ -28,11 +28,6 @@ CARD = select_keyed(cards, CARD_KEY)
 CARD_UPDATE = update_keyed(cards, CARD_KEY)
 TOKENS_OF = select_keyed(tokens, TOKEN_KEY)
 ANY_TOKEN = TOKENS_OF.with_only_columns(tokens.c.span).limit(1)
-CARDS_AMONG = select(cards).where(  # a learner × snippet grid: the pairs wanted are picked from it
-    cards.c.item == "",
-    cards.c.learner.in_(bindparam("learners", expanding=True)),
-    cards.c.snippet_id.in_(bindparam("snippets", expanding=True)),
-)
 NEW_TOKENS = insert(tokens)
 
 
@@ -71,7 +66,7 @@ def _apply_round(db, items: list) -> None:
     execute_rows(db, upsert(db.dialect.name, tokens, TOKEN_COLUMNS, _set_tokens), token_rows)
     count_reviews(db, reviews)
     card_rows = [_card_row(found.get((r.learner, r.snippet_id)), r, at, schedulers[r.learner]) for r, at in items]
-    db.execute(upsert(db.dialect.name, cards, CARD_KEY, _set_card), sorted(card_rows, key=_card_key))
+    execute_rows(db, upsert(db.dialect.name, cards, CARD_KEY, _set_card), sorted(card_rows, key=_card_key))
 
 
 def rate_question(db, attempt_id: int, learner: str, question: int, rating: str) -> None:
@@ -187,9 +182,22 @@ def _cards(db, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], object]:
     """The code cards (item "") of these (learner, snippet) pairs that have one."""
     if not pairs:
         return {}
-    grid = {"learners": sorted({p[0] for p in pairs}), "snippets": sorted({p[1] for p in pairs})}
+    learners, snippets = sorted({p[0] for p in pairs}), sorted({p[1] for p in pairs})
+    params = {f"l{i}": v for i, v in enumerate(learners)} | {f"s{i}": v for i, v in enumerate(snippets)}
     wanted = set(pairs)
-    return {(r.learner, r.snippet_id): r for r in db.execute(CARDS_AMONG, grid) if (r.learner, r.snippet_id) in wanted}
+    rows = fetch_decoded(db, _cards_among(len(learners), len(snippets)), params)
+    return {(r.learner, r.snippet_id): r for r in rows if (r.learner, r.snippet_id) in wanted}
+
+
+@cache
+def _cards_among(learners: int, snippets: int):
+    """A learner × snippet grid of code cards (the pairs wanted are picked from it): one
+    statement per size of the grid, each built once."""
+    return select(cards).where(
+        cards.c.item == "",
+        cards.c.learner.in_([bindparam(f"l{i}") for i in range(learners)]),
+        cards.c.snippet_id.in_([bindparam(f"s{i}") for i in range(snippets)]),
+    )
 
 
 def _token_row(record, span: int, entry: dict, row, texts: list[str], at: datetime, scheduler) -> dict:
