@@ -63,7 +63,7 @@ def _apply_round(db, items: list) -> None:
         learner: model.scheduler for learner, model in learner_models(db, {r.learner for r, _ in items}).items()
     }
     token_rows, reviews = _reviewed_tokens(db, [(r, at) for r, at in items if not r.practice], schedulers)
-    execute_rows(db, upsert(db.dialect.name, tokens, TOKEN_COLUMNS, _set_tokens), token_rows)
+    execute_rows(db, upsert(db.dialect.name, tokens, TOKEN_COLUMNS, _set_tokens), token_rows, encoded=("wrong",))
     count_reviews(db, reviews)
     card_rows = [_card_row(found.get((r.learner, r.snippet_id)), r, at, schedulers[r.learner]) for r, at in items]
     execute_rows(db, upsert(db.dialect.name, cards, CARD_KEY, _set_card), sorted(card_rows, key=_card_key))
@@ -206,10 +206,12 @@ def _token_row(record, span: int, entry: dict, row, texts: list[str], at: dateti
     missed = state not in RECALLED
     now = at.timestamp()
     heat = decayed(row.heat, row.heat_at, now) if row is not None and row.heat_at else 0.0
-    wrong = _listed(row.wrong) if row is not None else []
     given = entry.get("given", "").strip()
+    stored = row.wrong if row is not None else None
     if state in ("wrong", "accepted", "unproven") and given:
-        wrong = ([given] + [w for w in wrong if w != given])[:WRONG_KEPT]
+        wrong = ([given] + [w for w in _listed(stored) if w != given])[:WRONG_KEPT]
+    else:  # unchanged: as the driver gave it (SQLite's JSON text goes back as it is)
+        wrong = stored
     return {
         "learner": record.learner,
         "snippet_id": record.snippet_id,
