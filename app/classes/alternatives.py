@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 from sqlalchemy import insert, select, update
 
-from ..db.statements import key_values, keyed
+from ..db.statements import fetch_rows, key_values, keyed
 from ..engine.score import BlankVerdict, is_match
 from ..memory.record import span_range
 from .tables import alternatives
@@ -32,19 +32,18 @@ def blank_key(code: str, hole) -> tuple[int, int] | None:
 
 def accepted(db, snippet_id: str, version: str) -> dict[tuple[int, int], list[str]]:
     """The alternatives in force for a version, by blank."""
-    rows = db.execute(IN_FORCE, key_values(VERSION, (snippet_id, version)))
+    rows = fetch_rows(db, IN_FORCE, key_values(VERSION, (snippet_id, version)))
     out: dict[tuple[int, int], list[str]] = {}
     for row in rows:
         out.setdefault((row.first, row.last), []).append(row.text)
     return out
 
 
-def rescored(engine, snippet, holes, verdicts: list[BlankVerdict]) -> list[BlankVerdict]:
+def rescored(db, snippet, holes, verdicts: list[BlankVerdict]) -> list[BlankVerdict]:
     """`verdicts` with every wrong answer that matches an accepted alternative counted as right."""
     if all(v.correct or v.revealed or not v.given.strip() for v in verdicts):
         return verdicts  # nothing to look up: the common case costs no query
-    with engine.connect() as db:
-        found = accepted(db, snippet.id, snippet.version)
+    found = accepted(db, snippet.id, snippet.version)
     if not found:
         return verdicts
     out = []

@@ -5,6 +5,7 @@ spliced into the code and run in the sandbox, and the attempt is recorded: the r
 only once the attempt is committed, or says that it was not stored. Nothing here knows of HTTP.
 """
 
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
 from sqlalchemy.exc import DBAPIError
@@ -48,20 +49,18 @@ async def grade(
     """The scored, run and recorded submission (`saved` False when the database refused it)."""
     answers = answers_for(drill.holes, fields, services.max_answer_chars)
     mask = reveals.mask_key(drill.snippet.id, drill.snippet.version, drill.holes)
-    # Blanks the server showed this learner count as revealed whatever the page now says.
-    kept = frozenset() if submitter.minted else _kept_reveals(services.store.engine, submitter.learner, mask)
-    revealed = revealed_keys(drill.holes, fields) | kept
     responses = (
         responses_for(len(drill.snippet.questions), fields, services.max_answer_chars * 5)
         if drill.mode == "fixed"
         else {}
     )
-    verdicts = rescored(
-        services.store.engine,
-        drill.snippet,
-        drill.holes,  # a teacher's accepted alternatives
-        clock.time("scoring", score, list(drill.holes), answers, revealed),
-    )
+    with _reading(services.store.engine) as db:  # one connection for what grading reads
+        # Blanks the server showed this learner count as revealed whatever the page now says.
+        kept = frozenset() if submitter.minted or db is None else _kept_reveals(db, submitter.learner, mask)
+        revealed = revealed_keys(drill.holes, fields) | kept
+        verdicts = clock.time("scoring", score, list(drill.holes), answers, revealed)
+        if db is not None:
+            verdicts = rescored(db, drill.snippet, drill.holes, verdicts)  # a teacher's accepted alternatives
     run = await clock.wait("sandbox", _run(drill, answers, submitter, services))
     result = Result(tuple(verdicts), run, None, responses, credited=_credit(drill, verdicts, run, services))
     try:
@@ -73,10 +72,22 @@ async def grade(
     return replace(result, attempt_id=attempt_id)
 
 
-def _kept_reveals(engine, learner: str, mask: str) -> frozenset[str]:
+@contextmanager
+def _reading(engine):
+    """A connection for grading's reads, or None while the database is down: the answers are
+    still scored and shown, and the attempt, which cannot be saved either, says so."""
     try:
-        with engine.connect() as db:
-            return reveals.recorded(db, learner, mask)
+        db = engine.connect()
+    except DBAPIError:
+        yield None
+        return
+    with db:
+        yield db
+
+
+def _kept_reveals(db, learner: str, mask: str) -> frozenset[str]:
+    try:
+        return reveals.recorded(db, learner, mask)
     except DBAPIError:
         return frozenset()  # the database is down: this attempt cannot be saved either (it says so)
 

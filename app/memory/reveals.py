@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 from sqlalchemy import and_, delete, select
 
-from ..db.statements import key_values, keyed
+from ..db.statements import fetch_rows, key_values, keyed
 from .tables import reveals
 
 MINE = ("learner", "mask")
@@ -26,7 +26,7 @@ def _mine(learner: str, mask: str):
 
 
 def recorded(db, learner: str, mask: str) -> frozenset[str]:
-    return frozenset(db.execute(RECORDED, key_values(MINE, (learner, mask))).scalars())
+    return frozenset(row[0] for row in fetch_rows(db, RECORDED, key_values(MINE, (learner, mask))))
 
 
 def record(db, learner: str, mask: str, blanks) -> None:
