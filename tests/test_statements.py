@@ -1,0 +1,142 @@
+"""The writer's statements through the driver (app/db/statements.py) against SQLAlchemy's own
+execution of the same statements, on each database the app supports: the same rows written
+(JSON, dates, booleans, a column's scalar default) and the same values read back."""
+
+from datetime import UTC, datetime
+
+import pytest
+from sqlalchemy import Column, Integer, MetaData, Table, bindparam, insert, select
+
+from app.db.statements import execute_rows, fetch_decoded, fetch_rows, upsert
+from app.db.store import Store
+from app.db.tables import attempts
+from app.memory.tables import cards, models, tokens
+
+AT = datetime(2026, 12, 2, 7, 30, 15, 123456, tzinfo=UTC)
+
+
+def attempt(n: int) -> dict:
+    return {
+        "id": n,
+        "learner": f"{n:032x}",
+        "snippet_id": "s",
+        "version": "v1",
+        "mode": "random",
+        "rate": 20,
+        "seed": 2**53 - n,
+        "correct": n % 3,
+        "total": 3,
+        "outcome": None if n % 2 else "passed",
+        "results": {"b0": True, "b1": n % 2 == 0},
+        "created_at": AT,
+        "unit": "token",
+        "kinds": "names",
+        "blanks": [{"span": [n, n + 1], "key": "b0", "given": "ä «x»", "state": "wrong"}],
+        "hints": n,
+        "seconds": 1.5 * n if n % 2 else None,
+        "practice": n % 2 == 1,
+        "class_code": None if n % 2 else "k1",
+    }
+
+
+def card(learner: str, item: str) -> dict:
+    return {
+        "learner": learner,
+        "snippet_id": "s",
+        "item": item,
+        "version": "v1",
+        "fsrs": {"card_id": 1, "state": 2, "stability": 3.25},
+        "due": AT,
+        "attempts": 2,
+        "recalls": 1,
+        "best": 0.5,
+        "latest": None,
+        "seconds": 0.0,
+        "days": ["2026-12-01", "2026-12-02"],
+        "history": [[1764660615, 0.5]],
+        "last_at": AT,
+    }
+
+
+@pytest.fixture
+def store(database_url):
+    made = Store(database_url)
+    yield made
+    made.close()
+
+
+def rows_of(db, table) -> list[tuple]:
+    return sorted(tuple(r) for r in db.execute(select(table)))
+
+
+def test_rows_written_through_the_driver_are_those_sqlalchemy_writes(store):
+    """The same attempts written both ways (ids 1–4 by SQLAlchemy, 101–104 through the driver)
+    read back the same, column for column."""
+    rows = [attempt(n) for n in range(1, 5)]
+    with store.engine.begin() as db:
+        db.execute(insert(attempts), rows)
+        execute_rows(db, insert(attempts), [row | {"id": row["id"] + 100} for row in rows])
+    with store.engine.connect() as db:
+        found = {r.id: r._asdict() for r in db.execute(select(attempts))}
+    assert len(found) == 8
+    for n in range(1, 5):
+        assert {**found[n + 100], "id": n} == found[n]
+    assert found[101]["results"] == attempt(1)["results"] and found[101]["practice"] is True
+
+
+def test_a_column_left_out_takes_its_scalar_default_and_an_upsert_adds(store):
+    statement = upsert(
+        store.engine.dialect.name, models, ("learner",), lambda t, new: {"reviews": t.c.reviews + new.reviews}
+    )
+    with store.engine.begin() as db:
+        execute_rows(db, statement, [{"learner": "a", "reviews": 3}])  # fitted_reviews: its default 0
+        execute_rows(db, statement, [{"learner": "a", "reviews": 4}, {"learner": "b", "reviews": 1}])
+    with store.engine.connect() as db:
+        found = {
+            r.learner: (r.reviews, r.fitted_reviews, r.retention, r.parameters) for r in db.execute(select(models))
+        }
+    assert found == {"a": (7, 0, None, None), "b": (1, 0, None, None)}
+
+
+def test_a_column_whose_default_is_computed_must_be_given(store):
+    """A default SQLAlchemy would compute per row (a function) is not guessed: the row must give it."""
+    computed = Table(
+        "computed_default", MetaData(), Column("k", Integer, primary_key=True), Column("v", Integer, default=lambda: 5)
+    )
+    computed.create(store.engine)
+    with store.engine.begin() as db:
+        execute_rows(db, insert(computed), [{"k": 1, "v": 2}])
+        with pytest.raises(ValueError, match="no value for column v"):
+            execute_rows(db, insert(computed), [{"k": 2}])
+    with store.engine.connect() as db:
+        assert db.execute(select(computed)).all() == [(1, 2)]
+
+
+def test_rows_read_through_the_driver_are_those_sqlalchemy_reads(store):
+    query = select(cards).where(cards.c.item == "", cards.c.learner.in_([bindparam("l0"), bindparam("l1")]))
+    with store.engine.begin() as db:
+        db.execute(insert(cards), [card("a", ""), card("b", ""), card("a", "q1"), card("c", "")])
+    with store.engine.connect() as db:
+        theirs = sorted(db.execute(query, {"l0": "a", "l1": "b"}).all())
+        ours = sorted(fetch_decoded(db, query, {"l0": "a", "l1": "b"}))
+    assert [r.learner for r in ours] == ["a", "b"]  # the literal item == "" is bound too
+    assert [tuple(r) for r in ours] == [tuple(r) for r in theirs]
+    assert ours[0].fsrs == card("a", "")["fsrs"] and ours[0].days == card("a", "")["days"]
+    assert isinstance(ours[0].due, datetime)
+
+
+def test_json_text_as_sqlite_gave_it_goes_back_as_it_is(store):
+    """The token writer passes an unchanged `wrong` list back in the form the driver gave it."""
+    key = {"learner": "a", "snippet_id": "s", "version": "v1", "span": 3}
+    row = {**key, "text": "x", "state": 1, "step": 0, "stability": 1.0, "difficulty": 5.0, "due": 1.0}
+    row |= {"last_review": 1.0, "seen": 1, "misses": 1, "heat": 1.0, "heat_at": 1.0, "wrong": ["y", "«z»"]}
+    names = ("learner", "snippet_id", "version", "span")
+    statement = upsert(store.engine.dialect.name, tokens, names, lambda t, new: {"seen": t.c.seen + new.seen})
+    query = select(tokens.c.wrong).where(tokens.c.span == bindparam("span"))
+    with store.engine.begin() as db:
+        execute_rows(db, statement, [row], encoded=("wrong",))
+        stored = fetch_rows(db, query, {"span": 3})[0].wrong  # SQLite: text; PostgreSQL: decoded
+        execute_rows(db, statement, [row | {"wrong": stored}], encoded=("wrong",))
+    with store.engine.connect() as db:
+        found = db.execute(select(tokens.c.wrong, tokens.c.seen)).one()
+    assert tuple(found) == (["y", "«z»"], 2)
