@@ -2,7 +2,8 @@
 SQLite), one returning learner per client posting 20 % masks of the Flash Attention Forward drill
 as the browser does (htmx), every other blank wrong. First the CPU per submission from
 /proc/PID/stat with nothing else attached, then py-spy samples the same load (threads holding the GIL: CPU, not waits); the top functions
-by own and by inclusive samples are printed as Markdown.
+by own and by inclusive samples are printed as Markdown. The CPU is also given per thread: the
+event loop's (HTTP, grading, rendering) and the others' (the busiest is the attempt writer).
 
     python bench/submission_profile.py [--seconds 15] [--clients 1] [--raw out.txt]
 """
@@ -55,9 +56,33 @@ def serve(port: int, data: str) -> subprocess.Popen:
     return healthy(subprocess.Popen([*command, "--log-level", "warning"], cwd=ROOT, env=env), port)
 
 
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+def cpu_seconds(pid: int, tid: int | None = None) -> float:
+    """User + system CPU of process `pid`, or of its thread `tid`."""
+    path = f"/proc/{pid}/task/{tid}/stat" if tid else f"/proc/{pid}/stat"
+    fields = Path(path).read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def thread_cpu(pid: int) -> dict[int, float]:
+    """CPU seconds of each thread of `pid` (one that ended meanwhile is left out)."""
+    out = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            out[int(tid)] = cpu_seconds(pid, int(tid))
+        except OSError:
+            continue
+    return out
+
+
+def by_thread(pid: int, before: dict[int, float], after: dict[int, float], count: int) -> str:
+    """The event loop's thread (the main one) and the others, busiest first, in ms per submission:
+    the busiest other is the attempt writer."""
+    spent = {tid: after[tid] - before.get(tid, 0.0) for tid in after}
+    main = spent.pop(pid, 0.0)
+    others = sorted(spent.values(), reverse=True)
+    return f"event loop {1000 * main / count:.2f} ms, other threads " + ", ".join(
+        f"{1000 * s / count:.2f}" for s in others if s > 0
+    )
 
 
 def load(url: str, forms: list[str], clients: int, seconds: float) -> int:
@@ -121,13 +146,15 @@ def main() -> None:
         proc = serve(port, data)
         try:
             load(url, forms, args.clients, 3)  # warm: caches, the learner's rows, the JIT-less paths
-            before, started = cpu_seconds(proc.pid), time.monotonic()
+            before, threads, started = cpu_seconds(proc.pid), thread_cpu(proc.pid), time.monotonic()
             count = load(url, forms, args.clients, args.seconds)
             cpu, wall = cpu_seconds(proc.pid) - before, time.monotonic() - started
+            split = by_thread(proc.pid, threads, thread_cpu(proc.pid), count)
             load_avg = os.getloadavg()[0]
             print(
                 f"{args.clients} client(s): {count} submissions in {wall:.1f} s ({count / wall:.0f}/s), "
-                f"web process CPU {1000 * cpu / count:.2f} ms per submission (load {load_avg:.1f})"
+                f"web process CPU {1000 * cpu / count:.2f} ms per submission (load {load_avg:.1f}); "
+                f"by thread: {split}"
             )
             raw = args.raw or Path(tempfile.mkstemp(suffix=".txt")[1])
             spy = subprocess.Popen(

@@ -24,4 +24,5 @@ def test_a_short_profile_of_token_scored_submissions_names_the_writer(tmp_path):
     )
     assert out.returncode == 0, out.stderr[-2000:]
     assert "web process CPU" in out.stdout and "Store._write_attempts" in out.stdout
+    assert "by thread: event loop" in out.stdout
     assert "| own % |" in top(raw) and len(bodies(3)) == 3
