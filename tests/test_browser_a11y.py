@@ -177,6 +177,7 @@ def test_the_verdict_is_read_out_from_a_live_region_that_stays(page: Page, teach
     assert verdict and "✗" not in announcer.text_content()  # the mark is for the eye; the words are read
     assert page.evaluate("window.__announcer === document.getElementById('announcer')")  # not swapped away
     page.click("text=同一遮盖再试一次")
+    expect(page.locator(".score")).to_have_count(0)  # the fresh mask swapped in: answers go into its blanks
     for key, text in answers.items():
         page.fill(f'input[name="{key}"]', text)
     page.locator("input.blank").last.press("Control+Enter")
