@@ -3,9 +3,9 @@
 from collections import defaultdict
 from functools import cache
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import select
 
-from ..db.statements import execute_rows, fetch_rows, upsert
+from ..db.statements import bound_list, execute_rows, fetch_rows, list_values, upsert
 from ..memory.record import RECALLED
 from ..memory.tables import learners
 from .tables import activity, answers, spans
@@ -24,16 +24,14 @@ def class_codes(db, learner_ids) -> dict[str, str]:
     ids = sorted(set(learner_ids))
     if not ids:
         return {}
-    rows = fetch_rows(db, _codes_of(len(ids)), {f"l{i}": v for i, v in enumerate(ids)})
+    rows = fetch_rows(db, _codes_of(len(ids)), list_values("l", ids))
     return {r.id: r.class_code or "" for r in rows}
 
 
 @cache
 def _codes_of(count: int):
     """The class codes of `count` learners: one statement per count, each built once."""
-    return select(learners.c.id, learners.c.class_code).where(
-        learners.c.id.in_([bindparam(f"l{i}") for i in range(count)])
-    )
+    return select(learners.c.id, learners.c.class_code).where(learners.c.id.in_(bound_list("l", count)))
 
 
 def blank_range(entry: dict) -> tuple[int, int] | None:

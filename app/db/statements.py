@@ -27,6 +27,17 @@ def key_values(names: tuple[str, ...], values: tuple) -> dict:
     return {KEY_PREFIX + n: v for n, v in zip(names, values)}
 
 
+def bound_list(prefix: str, count: int) -> list:
+    """`count` bound values named prefix0, prefix1, …: an IN list for a statement built once per
+    length (an expanding parameter is compiled again on every execution)."""
+    return [bindparam(f"{prefix}{i}") for i in range(count)]
+
+
+def list_values(prefix: str, values) -> dict:
+    """The bound values of `bound_list(prefix, len(values))`."""
+    return {f"{prefix}{i}": v for i, v in enumerate(values)}
+
+
 def select_keyed(table: Table, names: tuple[str, ...]):
     """Rows of `table` by key."""
     return select(table).where(*keyed(table, names))

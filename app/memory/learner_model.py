@@ -5,9 +5,9 @@ from functools import cache, lru_cache
 from typing import NamedTuple
 
 from fsrs import Scheduler
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import select, update
 
-from ..db.statements import execute_rows, fetch_decoded, key_values, select_keyed, upsert
+from ..db.statements import bound_list, execute_rows, fetch_decoded, key_values, list_values, select_keyed, upsert
 from .tables import models
 
 DEFAULT_RETENTION = 0.9
@@ -37,15 +37,14 @@ def learner_model(db, learner: str) -> LearnerModel:
 def learner_models(db, learner_ids) -> dict[str, LearnerModel]:
     """Each learner's model, with one query."""
     ids = sorted(set(learner_ids))
-    params = {f"l{i}": v for i, v in enumerate(ids)}
-    rows = {r.learner: r for r in fetch_decoded(db, _models_among(len(ids)), params)} if ids else {}
+    rows = {r.learner: r for r in fetch_decoded(db, _models_among(len(ids)), list_values("l", ids))} if ids else {}
     return {learner: _model_of(rows.get(learner)) for learner in learner_ids}
 
 
 @cache
 def _models_among(count: int):
     """The model rows of `count` learners: one statement per count, each built once."""
-    return select(models).where(models.c.learner.in_([bindparam(f"l{i}") for i in range(count)]))
+    return select(models).where(models.c.learner.in_(bound_list("l", count)))
 
 
 def _model_of(row) -> LearnerModel:

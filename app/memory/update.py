@@ -5,9 +5,19 @@ import math
 from datetime import UTC, datetime
 from functools import cache
 
-from sqlalchemy import bindparam, insert, select
+from sqlalchemy import insert, select
 
-from ..db.statements import execute_rows, fetch_decoded, fetch_rows, key_values, select_keyed, update_keyed, upsert
+from ..db.statements import (
+    bound_list,
+    execute_rows,
+    fetch_decoded,
+    fetch_rows,
+    key_values,
+    list_values,
+    select_keyed,
+    update_keyed,
+    upsert,
+)
 from ..db.tables import attempts
 from ..engine.tokens import candidate_spans
 from . import token_review
@@ -166,7 +176,7 @@ def _token_rows(db, wanted: dict[tuple, dict]) -> dict[tuple, object]:
         spans = sorted(spans_wanted)
         if not spans:
             continue  # an attempt without token blanks (IN () is no statement to prebuild)
-        params = key_values(TOKEN_KEY, key) | {f"s{i}": span for i, span in enumerate(spans)}
+        params = key_values(TOKEN_KEY, key) | list_values("s", spans)
         for row in fetch_rows(db, _tokens_at(len(spans)), params):
             found[(*key, row.span)] = row
     return found
@@ -175,7 +185,7 @@ def _token_rows(db, wanted: dict[tuple, dict]) -> dict[tuple, object]:
 @cache
 def _tokens_at(count: int):
     """The rows of `count` spans of one version: one statement per count, each built once."""
-    return TOKENS_OF.where(tokens.c.span.in_([bindparam(f"s{i}") for i in range(count)]))
+    return TOKENS_OF.where(tokens.c.span.in_(bound_list("s", count)))
 
 
 def _cards(db, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], object]:
@@ -183,7 +193,7 @@ def _cards(db, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], object]:
     if not pairs:
         return {}
     learners, snippets = sorted({p[0] for p in pairs}), sorted({p[1] for p in pairs})
-    params = {f"l{i}": v for i, v in enumerate(learners)} | {f"s{i}": v for i, v in enumerate(snippets)}
+    params = list_values("l", learners) | list_values("s", snippets)
     wanted = set(pairs)
     rows = fetch_decoded(db, _cards_among(len(learners), len(snippets)), params)
     return {(r.learner, r.snippet_id): r for r in rows if (r.learner, r.snippet_id) in wanted}
@@ -195,8 +205,8 @@ def _cards_among(learners: int, snippets: int):
     statement per size of the grid, each built once."""
     return select(cards).where(
         cards.c.item == "",
-        cards.c.learner.in_([bindparam(f"l{i}") for i in range(learners)]),
-        cards.c.snippet_id.in_([bindparam(f"s{i}") for i in range(snippets)]),
+        cards.c.learner.in_(bound_list("l", learners)),
+        cards.c.snippet_id.in_(bound_list("s", snippets)),
     )
 
 
