@@ -4,11 +4,14 @@ Every byte may come from a hostile job: sizes and nesting are bounded, and any w
 can fail to decode is a FrameError (never RecursionError, MemoryError or a crash).
 """
 
-import asyncio
 import json
 import os
 import re
 import struct
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the fork server and job processes read frames blocking, without asyncio
+    import asyncio
 
 MAX_FRAME = 8 << 20
 MAX_DEPTH = 16  # frames are flat objects; deeper nesting is refused before it is decoded
@@ -95,7 +98,7 @@ def read_frame_blocking(fd: int, limit: int = MAX_FRAME):
             return frames[0]
 
 
-async def read_frame(reader: asyncio.StreamReader):
+async def read_frame(reader: "asyncio.StreamReader"):
     header = await reader.readexactly(_HEADER.size)
     (size,) = _HEADER.unpack(header)
     if size > MAX_FRAME:
