@@ -2,6 +2,8 @@
 and an older install whose snippets lived in files all come up at the newest schema."""
 
 import sqlite3
+import subprocess
+import sys
 
 from alembic import command
 from sqlalchemy import create_engine, inspect
@@ -92,9 +94,6 @@ def test_head_names_the_newest_migration():
 def test_a_start_on_a_database_at_head_does_not_load_alembic(tmp_path):
     """Alembic (~10 MiB of the web process) is loaded only to migrate: the first start on an
     empty database needs it, the next start on the same database does not."""
-    import subprocess
-    import sys
-
     probe = (
         "import sys; from app.db.store import Store; Store(sys.argv[1]); print('alembic' in sys.modules, flush=True)"
     )

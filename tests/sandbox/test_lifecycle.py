@@ -3,7 +3,10 @@
 import asyncio
 import os
 import signal
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +14,7 @@ from app.sandbox import Sandbox, SandboxBusy, SandboxUnavailable
 from app.sandbox.status import descendants
 from tests.sandbox.support import TEST_LIMITS, job
 
+ROOT = Path(__file__).resolve().parents[2]
 PASSING = job("x = 1", check="assert x == 1")
 
 
@@ -128,3 +132,16 @@ def test_a_cancelled_run_stops_its_job():
         assert status["running"] == 0 and status["pending"] == 0
 
     _with_sandbox(scenario, workers=1, queue=4)
+
+
+def test_the_fork_server_loads_no_asyncio():
+    """The fork server (and the zygote forked from it) imports its modules through app.sandbox
+    without the web side's client: asyncio, ssl and their kin would cost it ~4 MiB."""
+    probe = "import sys; from app.sandbox.server import main; print(sorted({'asyncio', 'ssl'} & set(sys.modules)))"
+    out = subprocess.run(
+        [sys.executable, "-I", "-B", "-c", f"import sys; sys.path.insert(0, {str(ROOT)!r}); {probe}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert out.stdout.split() == ["[]"]
