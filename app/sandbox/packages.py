@@ -6,12 +6,14 @@ site-packages directory (packages, single modules, bundled `.libs`, its `.dist-i
 root binds exactly those (mounts.py), so everything else of site-packages is absent there.
 """
 
+import csv
+import io
 import re
 import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import metadata
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 DEFAULT = ("torch", "numpy", "einops")
 _NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
@@ -74,9 +76,30 @@ def closure(names: tuple[str, ...]) -> list[metadata.Distribution]:
     return list(seen.values())
 
 
+def _top_names(dist: metadata.Distribution) -> set[str]:
+    """The first part of every path the distribution installed, as `dist.files` gives them.
+    RECORD is read row by row: `dist.files` makes a path object of each of torch's ~20,000
+    rows at once, and the memory they leave scattered stays with the process (bench/RESULTS.md,
+    issue 22)."""
+    record = dist.read_text("RECORD")
+    if not record:  # egg-info and the like: what importlib.metadata reads for them
+        return {f.parts[0] for f in dist.files or () if f.parts}
+    names = set()
+    for row in csv.reader(io.StringIO(record)):
+        if not row:
+            continue
+        first = row[0].split("/", 1)[0]
+        if first in ("", "."):  # absolute or `./`: the path's own first part
+            parts = PurePosixPath(row[0]).parts
+            first = parts[0] if parts else None
+        if first is not None:
+            names.add(first)
+    return names
+
+
 def _top_paths(dist: metadata.Distribution) -> tuple[Path, ...]:
     base = Path(dist.locate_file("")).resolve()
-    tops = {base / f.parts[0] for f in dist.files or () if f.parts and f.parts[0] not in ("..", "__pycache__")}
+    tops = {base / name for name in _top_names(dist) if name not in ("..", "__pycache__")}
     tops = {p for p in tops if not p.name.endswith(".pth")}  # start-up hooks, never imported
     return tuple(sorted(p for p in tops if p.exists()))
 
