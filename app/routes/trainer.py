@@ -182,8 +182,10 @@ def _show(
     block: str = "trainer",
     status: int = 200,
 ) -> Response:
+    if wants_json(request):  # the drill and its result only: none of the page's context
+        return JSONResponse(drill_json(drill, result), status_code=status)
     context = snippet_page(request, drill, shown=shown, result=result, revealed=revealed)
-    return render(request, "snippet.html", context, block=block, data=lambda: drill_json(drill, result), status=status)
+    return render(request, "snippet.html", context, block=block, status=status)
 
 
 def snippet_page(
