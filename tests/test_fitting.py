@@ -1,10 +1,12 @@
 """Per-learner FSRS parameters are fitted in the background, never while a request waits."""
 
+import os
 import random
 import time
 import urllib.parse
 import urllib.request
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from fsrs.scheduler import DEFAULT_PARAMETERS
@@ -12,10 +14,11 @@ from sqlalchemy import select
 
 from app.db.store import AttemptRecord, Store
 from app.engine.tokens import eligible_spans
-from app.memory.fitting import needs_fit, review_logs
+from app.memory.fitting import Fitter, needs_fit, review_logs
 from app.memory.identity import Identity
 from app.memory.learner_model import learner_model
 from app.memory.tables import models
+from app.snippets.library import SnippetLibrary
 from tests.conftest import running_server
 from tests.helpers import drill_form
 from tests.memory_helpers import SNIPPET
@@ -92,6 +95,36 @@ def test_fitting_runs_after_the_response_in_another_process_and_drives_the_learn
             assert model.fitted and tuple(model.scheduler.parameters) == tuple(row.parameters)
         finally:
             store.close()
+
+
+def _nice(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
+    except OSError:
+        return None  # it ended
+
+
+def test_the_fitting_process_runs_at_the_lowest_cpu_priority(tmp_path):
+    """A fit is background work: on a busy host every learner's request and job goes first."""
+    store = Store(f"sqlite:///{tmp_path / 'codecloze.db'}")
+    library = SnippetLibrary()
+    library.load_dir(Path(__file__).resolve().parent.parent / "snippets")
+    snippet = library.get(SNIPPET)
+    write_history(store, snippet.code, snippet.version, days=24, per_day=26)
+    fitter = Fitter(store.engine, f"sqlite:///{tmp_path / 'codecloze.db'}", 500)
+    try:
+        fitter.wrote([LEARNER])
+        seen, deadline = set(), time.monotonic() + 900  # a fit takes minutes on a loaded machine
+        while fitter.fitted == 0 and time.monotonic() < deadline:
+            process = fitter._process
+            if process is not None and process.poll() is None and (nice := _nice(process.pid)) is not None:
+                seen.add(nice)
+            time.sleep(0.01)
+        assert fitter.fitted == 1 and os.nice(0) < 19
+        assert 19 in seen, seen  # the fit ran, and at nice 19 (the web process keeps its own)
+    finally:
+        fitter.close()
+        store.close()
 
 
 def test_when_a_learner_is_fitted_again():

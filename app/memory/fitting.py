@@ -2,8 +2,9 @@
 
 The store tells the fitter which learners it just wrote; a thread of the fitter reads their
 review counts and, for a learner with enough reviews and none fitted on as many yet, runs the
-`fsrs` Optimizer in a separate process (it imports torch and runs for a minute or more: never
-in the web process, never while a response waits). The parameters are stored, and every
+`fsrs` Optimizer in a separate process at the lowest CPU priority (it imports torch and runs for
+a minute or more: never in the web process, never while a response waits, never ahead of a
+learner's job). The parameters are stored, and every
 later review, due date and review mask of that learner uses them (learner_model.py).
 """
 
@@ -143,4 +144,5 @@ class Fitter:
 
 
 if __name__ == "__main__":  # the fitting process: python -m app.memory.fitting LEARNER
+    os.nice(19)  # background work: on a busy host, learners' requests and jobs take the CPU first
     fit_learner(os.environ["CODECLOZE_FIT_URL"], sys.argv[1])
