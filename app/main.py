@@ -28,6 +28,7 @@ from app.web.markdown import pygments_css
 from app.web.templating import make_templates
 
 from . import observability
+from .classes.fold import Folder
 from .db.legacy_files import import_files
 from .db.snippet_rows import SnippetRows
 from .memory.fitting import Fitter
@@ -107,6 +108,7 @@ async def lifespan(app: FastAPI):
         gc.unfreeze()
         await app.state.strength_jobs.close()
         app.state.fitter.close()
+        app.state.folder.close()
         if sandbox is not None:
             await sandbox.close()
         app.state.metrics.close()
@@ -165,7 +167,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.known_learners = KnownLearners(store.engine)
     app.state.strength_jobs = StrengthJobs()
     app.state.fitter = Fitter(store.engine, settings.sqlalchemy_url, settings.fit_reviews)
-    store.on_written = app.state.fitter.wrote
+    app.state.folder = Folder(store.engine)
+    store.on_written = lambda learners: (app.state.fitter.wrote(learners), app.state.folder.wrote())
     app.state.sandbox = None
     app.state.templates = templates = make_templates()
     templates.env.globals["status_label"] = status_label

@@ -21,8 +21,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from sqlalchemy import insert  # noqa: E402
+
 from app.classes import roster  # noqa: E402
-from app.classes.counts import class_codes, count_attempts  # noqa: E402
+from app.classes.counts import class_codes  # noqa: E402
+from app.classes.fold import fold  # noqa: E402
+from app.classes.tables import pending  # noqa: E402
 from app.engine.score import score  # noqa: E402
 from app.learn.drills import random_drill  # noqa: E402
 from app.learn.feedback import Result  # noqa: E402
@@ -85,7 +89,8 @@ def _write(store, batch: list, memory: bool) -> None:
         store._insert_attempts(db, batch, codes)
         if memory:
             apply_attempts(db, batch)
-        count_attempts(db, batch, codes)
+        db.execute(insert(pending), [{"attempt_id": i} for i, _, _ in batch])
+    fold(store.engine)  # the class counters, as the first page view after these attempts would
 
 
 def main() -> None:

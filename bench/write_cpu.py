@@ -1,7 +1,9 @@
 """CPU time of the attempt writer alone: one group-commit batch (attempt rows, learner memory,
-class counters, one transaction) on a fresh SQLite file, for batches of 1 and of 8 attempts by
-different returning learners of one class, 20 % masks of the Flash Attention Forward drill,
-every other blank wrong. The figure a token-scored submission's commit costs the web process.
+the attempts' ids pending for the class counters, one transaction) on a fresh SQLite file, for
+batches of 1 and of 8 attempts by different returning learners of one class, 20 % masks of the
+Flash Attention Forward drill, every other blank wrong. The figure a token-scored submission's
+commit costs the web process; beside it, what folding those attempts into the class counters
+costs the first class page that reads them, per attempt.
 
     python bench/write_cpu.py [--batches 300]
 """
@@ -20,6 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from sqlalchemy import insert  # noqa: E402
 
+from app.classes.fold import fold  # noqa: E402
 from app.db.store import Store  # noqa: E402
 from app.engine.score import score  # noqa: E402
 from app.learn.drills import random_drill  # noqa: E402
@@ -56,21 +59,26 @@ def cpu_ms_per_attempt(size: int, batches: int) -> float:
 
         for k in range(20):  # every learner returning, with memory rows to update
             store._write_attempts(batch(k))
+        fold(store.engine)
         started = time.process_time()
         for k in range(20, 20 + batches):
             store._write_attempts(batch(k))
         spent = time.process_time() - started
+        started = time.process_time()
+        fold(store.engine)
+        folding = time.process_time() - started
         store.close()
-    return spent * 1000 / (batches * size)
+    return spent * 1000 / (batches * size), folding * 1000 / (batches * size)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--batches", type=int, default=300)
     args = parser.parse_args()
-    print("| batch of | writer CPU per attempt |\n|---|---|")
+    print("| batch of | writer CPU per attempt | folding into the class counters, per attempt |\n|---|---|---|")
     for size in (1, 8):
-        print(f"| {size} | {cpu_ms_per_attempt(size, max(20, args.batches // size)):.2f} ms |")
+        writing, folding = cpu_ms_per_attempt(size, max(20, args.batches // size))
+        print(f"| {size} | {writing:.2f} ms | {folding:.2f} ms |")
 
 
 if __name__ == "__main__":

@@ -192,3 +192,11 @@ def database_url(request, tmp_path) -> str:
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'codecloze.db'}"
     return request.getfixturevalue("postgres").new_database()
+
+
+@pytest.fixture
+def second_database_url(request, database_url, tmp_path):
+    """Another fresh database of the same kind as `database_url`."""
+    if database_url.startswith("sqlite"):
+        return f"sqlite:///{tmp_path / 'second.db'}"
+    return request.getfixturevalue("postgres").new_database()

@@ -1,6 +1,7 @@
-"""Class counters, kept up to date inside the transaction that writes each batch of attempts."""
+"""Class counters: what attempts add to them (fold.py adds each written attempt once)."""
 
 from collections import defaultdict
+from datetime import UTC, datetime
 from functools import cache
 
 from sqlalchemy import select
@@ -42,25 +43,31 @@ def blank_range(entry: dict) -> tuple[int, int] | None:
     return (span, span) if isinstance(span, int) else (span[0], span[1])
 
 
-def count_attempts(db, batch: list, codes: dict[str, str]) -> None:
-    """Add `batch` ((attempt id, AttemptRecord, time) as the store writes them) to the counters."""
+def count_attempts(db, written: list) -> None:
+    """Add attempts to the counters: rows of the attempts table, or anything with their fields
+    (snippet_id, version, class_code, created_at, learner, practice, blanks)."""
     days: dict[tuple, list] = defaultdict(lambda: [0, 0, 0.0])
     tokens: dict[tuple, list] = defaultdict(lambda: [0, 0])
     given: dict[tuple, list] = defaultdict(lambda: [0])
-    for _id, record, at in batch:
-        key = (record.snippet_id, record.version, codes.get(record.learner, ""), at.date().isoformat())
-        row = days[key + (record.learner,)]
+    for attempt in written:
+        key = (attempt.snippet_id, attempt.version, attempt.class_code or "", utc_day(attempt.created_at))
+        row = days[key + (attempt.learner,)]
         row[0] += 1
-        states = [b["state"] for b in record.blanks]
-        if record.practice or not states:
+        states = [b["state"] for b in attempt.blanks or ()]
+        if attempt.practice or not states:
             continue  # practice after "reveal all" tests no recall
         row[1] += 1
         row[2] += sum(s in RECALLED for s in states) / len(states)
-        for entry in record.blanks:
+        for entry in attempt.blanks:
             _count_blank(key, entry, tokens, given)
     _add(db, activity, days)
     _add(db, spans, tokens)
     _add(db, answers, given)
+
+
+def utc_day(at: datetime) -> str:
+    """The UTC day of a time as the database gives it back (SQLite: naive, in UTC)."""
+    return (at if at.tzinfo is None else at.astimezone(UTC)).date().isoformat()
 
 
 def _count_blank(key: tuple, entry: dict, tokens: dict, given: dict) -> None:

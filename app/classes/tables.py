@@ -1,11 +1,13 @@
 """The class tables, on the store's `metadata` (migration 0004 creates them).
 
-Counters are kept per (snippet, version, class, UTC day), updated in the transaction that writes
-each batch of attempts: a class page sums a few thousand rows, never the attempts themselves.
+Counters are kept per (snippet, version, class, UTC day): a class page sums a few thousand rows,
+never the attempts themselves. The transaction that writes a batch of attempts lists their ids in
+`class_pending`; whatever reads the counters first folds those attempts into them (fold.py), so a
+read sees every committed attempt counted, exactly as if it had been counted when written.
 Class "" holds attempts of learners in no class.
 """
 
-from sqlalchemy import Column, DateTime, Float, Index, Integer, String, Table
+from sqlalchemy import BigInteger, Column, DateTime, Float, Index, Integer, String, Table
 
 from ..db.tables import metadata
 
@@ -73,6 +75,9 @@ answers = Table(
         "count",
     ),
 )
+
+# Attempts written but not yet added to the counters above (migration 0009).
+pending = Table("class_pending", metadata, Column("attempt_id", BigInteger, primary_key=True, autoincrement=False))
 
 # Answers a teacher accepted for token match on one blank of one snippet version.
 alternatives = Table(

@@ -11,7 +11,8 @@ from datetime import UTC, datetime
 from sqlalchemy import Engine, create_engine, event, insert, select, update
 from sqlalchemy.exc import DBAPIError, OperationalError
 
-from app.classes.counts import class_codes, count_attempts
+from app.classes.counts import class_codes
+from app.classes.tables import pending
 from app.db import migrate
 from app.db.commit import GroupCommit, NotStored
 from app.db.records import AttemptRecord  # noqa: F401 (re-exported)
@@ -21,7 +22,7 @@ from app.memory.update import apply_attempts, rate_question
 
 RATINGS = ("again", "hard", "good", "easy")
 ID_MAX = 2**63 - 1  # ids are random positive BIGINTs
-NEW_ATTEMPT, NEW_RESPONSE = insert(attempts), insert(responses)
+NEW_ATTEMPT, NEW_RESPONSE, NEW_PENDING = insert(attempts), insert(responses), insert(pending)
 
 
 class Store:
@@ -63,7 +64,8 @@ class Store:
             codes = class_codes(db, (r.learner for _, r, _ in batch))  # the class at the time of writing
             self._insert_attempts(db, batch, codes)
             apply_attempts(db, batch)  # learner memory, in the same transaction
-            count_attempts(db, batch, codes)  # class counters too
+            # class counters: each attempt is counted once, by the first read after it (classes/fold.py)
+            execute_rows(db, NEW_PENDING, [{"attempt_id": i} for i in sorted(i for i, _, _ in batch)])
         self.on_written({r.learner for _, r, _ in batch})
 
     def _insert_attempts(self, db, batch: list, codes: dict[str, str]) -> None:

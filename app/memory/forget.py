@@ -2,12 +2,14 @@
 
 from sqlalchemy import delete, select
 
+from ..classes.fold import fold_learner
 from ..db.tables import attempts, responses
 from . import reveals
 from .tables import cards, tokens
 
 
 def history(db, learner: str) -> None:
+    fold_learner(db, learner)  # the class counters keep what they held, as for a counted attempt
     mine = select(attempts.c.id).where(attempts.c.learner == learner)
     db.execute(delete(responses).where(responses.c.attempt_id.in_(mine)))
     db.execute(delete(attempts).where(attempts.c.learner == learner))

@@ -4,6 +4,7 @@ from datetime import UTC, datetime
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
 
 from app.teach.auth import shown_teacher, teacher_label
 from app.web import deps
@@ -12,6 +13,7 @@ from app.web.templating import render
 
 from ..classes import alternatives, roster
 from ..classes.figures import versions_practised
+from ..classes.fold import fold
 from ..classes.query import scope_of
 from ..classes.stats import page_parts, snippet_stats
 from ..engine.tokens import candidate_spans
@@ -25,6 +27,7 @@ api = APIRouter(prefix="/api", dependencies=[Depends(deps.api_teacher)], tags=["
 @router.get("/teach/stats/{snippet_id}")
 async def stats_page(request: Request, snippet_id: str) -> Response:
     session = deps.teacher_session(request)
+    await run_in_threadpool(fold, deps.store(request).engine)  # not on the event loop: it writes
     with deps.store(request).engine.connect() as db:
         snippet, scope = scope_of(db, deps.library(request), snippet_id, request.query_params)
         stats = snippet_stats(db, snippet, scope, end_of_today(datetime.now(UTC)))
@@ -46,6 +49,7 @@ async def stats_page(request: Request, snippet_id: str) -> Response:
 
 @api.get("/snippets/{snippet_id}/stats", summary="Class figures of a snippet version (class=, from=, to=, v=)")
 async def stats_json(request: Request, snippet_id: str) -> dict:
+    await run_in_threadpool(fold, deps.store(request).engine)  # not on the event loop: it writes
     with deps.store(request).engine.connect() as db:
         snippet, scope = scope_of(db, deps.library(request), snippet_id, request.query_params)
         return snippet_stats(db, snippet, scope, end_of_today(datetime.now(UTC)))

@@ -5,6 +5,7 @@ from datetime import UTC, datetime
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response, StreamingResponse
 from sqlalchemy.exc import IntegrityError
+from starlette.concurrency import run_in_threadpool
 
 from app.teach.auth import shown_teacher, teacher_label
 from app.web import deps
@@ -14,6 +15,7 @@ from app.web.templating import render
 from ..classes import roster
 from ..classes.export import class_csv
 from ..classes.figures import Scope
+from ..classes.fold import fold
 from ..classes.query import days
 from ..i18n import _
 from ..memory import identity
@@ -71,6 +73,7 @@ async def create_class(request: Request) -> Response:
 async def class_page(request: Request, code: str) -> Response:
     deps.teacher_session(request)
     start, end = days(request.query_params)
+    await run_in_threadpool(fold, deps.store(request).engine)  # not on the event loop: it writes
     with deps.store(request).engine.connect() as db:
         found = roster.one(db, code) if roster.CODE.match(code) else None
         if found is None:

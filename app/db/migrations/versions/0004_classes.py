@@ -103,20 +103,17 @@ def _count_existing(conn) -> None:
         count_attempts(
             conn,
             [
-                (
-                    r.id,
-                    SimpleNamespace(
-                        learner=r.learner,
-                        snippet_id=r.snippet_id,
-                        version=r.version,
-                        blanks=r.blanks or (),
-                        practice=bool(r.practice),
-                    ),
-                    _utc(r.created_at),
+                SimpleNamespace(
+                    learner=r.learner,
+                    snippet_id=r.snippet_id,
+                    version=r.version,
+                    class_code=None,
+                    created_at=_utc(r.created_at),
+                    blanks=r.blanks or (),
+                    practice=bool(r.practice),
                 )
                 for r in rows
             ],
-            {},
         )
         last = rows[-1].id
 
