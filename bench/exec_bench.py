@@ -1,13 +1,16 @@
 """From HTTP request to verdict for the 在线 Softmax drill: a cold `python` per submission versus
 the sandbox, then 8 learners submitting at once, and the memory of web server + fork server.
 In the same run, the floor (bench/fork_floor.py: the check in a warm process, and a bare
-fork + run + reap of a torch process) and the CPU per verdict over all server processes
-(web server, fork server, zygote, job processes, reaped children included).
+fork + run + reap of a torch process), the same job through the app's own sandbox alone (in
+this process, no web server: what the web path adds is the difference) and the CPU per verdict
+over all server processes (web server, fork server, zygote, job processes, reaped children
+included).
 
     python bench/exec_bench.py [--seconds 30] [--requests 100] [--cold 10] [--learners 8]
 """
 
 import argparse
+import asyncio
 import json
 import os
 import statistics
@@ -27,12 +30,60 @@ from app.learn.drills import random_drill  # noqa: E402
 from app.snippets.library import SnippetLibrary  # noqa: E402
 
 
-def form(seed: int) -> dict:
+def drill_of(seed: int):
     library = SnippetLibrary()
     library.load_dir(ROOT / "snippets")
-    snippet = library.get("mlm-online-softmax")
-    drill = random_drill(snippet, 20, seed)
-    return {"version": snippet.version, "rate": "20", "seed": str(seed), **{h.key: h.answer for h in drill.holes}}
+    return random_drill(library.get("mlm-online-softmax"), 20, seed)
+
+
+def form(seed: int) -> dict:
+    drill = drill_of(seed)
+    return {"version": drill.snippet.version, "rate": "20", "seed": str(seed), **{h.key: h.answer for h in drill.holes}}
+
+
+def sandbox_alone(seed: int, requests: int, submitters: int, seconds: float) -> tuple[list[float], int]:
+    """The job of `form(seed)`'s verdict through the app's own sandbox (its settings, in this
+    process, no web server): sequential times, and jobs done by `submitters` in `seconds`. What
+    the web path adds to a verdict is the HTTP figure minus this one."""
+    return asyncio.run(_alone(seed, requests, submitters, seconds))
+
+
+async def _alone(seed: int, requests: int, submitters: int, seconds: float) -> tuple[list[float], int]:
+    from app.engine.score import splice
+    from app.main import make_sandbox
+    from app.sandbox import SandboxBusy
+    from app.settings import Settings
+    from app.snippets.jobs import job_for
+
+    drill = drill_of(seed)
+    job = job_for(drill.snippet, splice(drill.snippet.code, list(drill.holes), {h.key: h.answer for h in drill.holes}))
+
+    async def timed(owner: str) -> float:
+        began = time.perf_counter()
+        verdict = await sandbox.run(job, owner=owner, address="127.0.0.1")
+        assert verdict.status == "passed", verdict
+        return (time.perf_counter() - began) * 1000
+
+    async def submitter(n: int, end: float, done: list) -> None:
+        while time.monotonic() < end:
+            try:
+                done.append(await timed(f"learner-{n}"))
+            except SandboxBusy:
+                await asyncio.sleep(0.01)
+
+    with tempfile.TemporaryDirectory() as data:
+        sandbox = make_sandbox(Settings(data_dir=Path(data), use_cdn=False))
+        await sandbox.start()
+        try:
+            for _ in range(10):
+                await timed("warm")
+            times = [await timed("alone") for _ in range(requests)]
+            done: list[float] = []
+            end = time.monotonic() + seconds
+            await asyncio.gather(*(submitter(n, end, done) for n in range(submitters)))
+        finally:
+            await sandbox.close()
+    return times, len(done)
 
 
 def free_port() -> int:
@@ -191,6 +242,7 @@ def main() -> None:
         cold.wait()
     print(f"load before: {Path('/proc/loadavg').read_text().strip()}", file=sys.stderr)
     base = floor(args.requests)
+    alone_ms, alone_jobs = sandbox_alone(1, args.requests, args.learners, args.seconds)
     warm = serve("sandbox", port)
     try:
         sequential(f"http://127.0.0.1:{port}", 10, body)
@@ -215,6 +267,15 @@ def main() -> None:
             load_ms,
             f"{len(load_ms) / args.seconds:.0f} verdicts/s, {errors} errors",
         )
+    )
+    print(line("(c) sandbox alone, the same job (the app's sandbox in process, no web server)", alone_ms))
+    alone_rate = alone_jobs / args.seconds
+    print(
+        f"| {args.learners} submitters for {args.seconds:.0f} s, sandbox alone | {alone_jobs} | | | {alone_rate:.0f} jobs/s |"
+    )
+    print(
+        f"\n(b) − (c): +{statistics.median(warm_ms) - statistics.median(alone_ms):.1f} ms; verdicts/s with "
+        f"{args.learners} learners / sandbox alone: {len(load_ms) / max(1, alone_jobs):.2f}x"
     )
     ratio = statistics.median(warm_ms) / base["fork_median_ms"]
     print(
