@@ -168,7 +168,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.strength_jobs = StrengthJobs()
     app.state.fitter = Fitter(store.engine, settings.sqlalchemy_url, settings.fit_reviews)
     app.state.folder = Folder(store.engine)
-    store.on_written = lambda learners: (app.state.fitter.wrote(learners), app.state.folder.wrote())
+
+    def written(learners: set[str]) -> None:  # after each committed batch, in the writer's thread
+        app.state.fitter.wrote(learners)
+        app.state.folder.wrote()
+
+    store.on_written = written
     app.state.sandbox = None
     app.state.templates = templates = make_templates()
     templates.env.globals["status_label"] = status_label
