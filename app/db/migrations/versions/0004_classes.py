@@ -5,8 +5,6 @@ Revises: 0003
 Create Date: 2026-12-01
 """
 
-from datetime import UTC, datetime
-
 import sqlalchemy as sa
 from alembic import op
 
@@ -108,7 +106,7 @@ def _count_existing(conn) -> None:
                     snippet_id=r.snippet_id,
                     version=r.version,
                     class_code=None,
-                    created_at=_utc(r.created_at),
+                    created_at=r.created_at,  # count_attempts takes its UTC day
                     blanks=r.blanks or (),
                     practice=bool(r.practice),
                 )
@@ -116,10 +114,6 @@ def _count_existing(conn) -> None:
             ],
         )
         last = rows[-1].id
-
-
-def _utc(at: datetime) -> datetime:
-    return at.replace(tzinfo=UTC) if at.tzinfo is None else at.astimezone(UTC)
 
 
 def downgrade() -> None:
