@@ -154,8 +154,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
         docs_url=None,
         redoc_url=None,  # /docs: routes/docs.py
-        dependencies=[Depends(same_origin)],
-    )  # only this site's pages post forms
+        dependencies=[Depends(same_origin)],  # only this site's pages post forms
+        # The app's metrics are Prometheus (/metrics); FastAPI's OpenTelemetry bridge would look
+        # up three global providers on every request to find none configured.
+        telemetry={"tracing": False, "metrics": False, "logs": False},
+    )
     app.state.settings = settings
     app.state.library = library
     app.state.store = store

@@ -7,9 +7,10 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy import Column, Integer, MetaData, Table, bindparam, insert, select
 
-from app.db.statements import execute_rows, fetch_decoded, fetch_rows, upsert
+from app.db.statements import execute_rows, execute_tuples, fetch_decoded, fetch_rows, upsert
 from app.db.store import Store
 from app.db.tables import attempts
+from app.memory import token_review, update
 from app.memory.tables import cards, models, tokens
 
 AT = datetime(2026, 12, 2, 7, 30, 15, 123456, tzinfo=UTC)
@@ -140,3 +141,26 @@ def test_json_text_as_sqlite_gave_it_goes_back_as_it_is(store):
     with store.engine.connect() as db:
         found = db.execute(select(tokens.c.wrong, tokens.c.seen)).one()
     assert tuple(found) == (["y", "«z»"], 2)
+
+
+def test_rows_given_as_tuples_are_written_as_the_same_dicts(store):
+    """Tuples in another order than the table's, a column with a default left out."""
+    rows = [attempt(n) for n in range(1, 5)]
+    names = tuple(reversed([n for n in rows[0] if n != "hints"]))  # hints: its default, 0
+    with store.engine.begin() as db:
+        execute_rows(db, insert(attempts), [{**row, "hints": 0} for row in rows])
+        execute_tuples(
+            db, insert(attempts), names, [tuple({**row, "id": row["id"] + 100}[n] for n in names) for row in rows]
+        )
+    with store.engine.connect() as db:
+        found = {r.id: r._asdict() for r in db.execute(select(attempts))}
+    assert sorted(found) == [1, 2, 3, 4, 101, 102, 103, 104]
+    for n in range(1, 5):
+        assert {**found[n + 100], "id": n} == found[n] and found[n]["hints"] == 0
+
+
+def test_token_rows_are_built_in_the_tables_column_order():
+    """update._token_row gives the key, the span, the text, a review's fields, then the counts."""
+    reviewed = token_review.Reviewed._fields
+    assert update.TOKEN_ROW == tuple(c.name for c in tokens.c)
+    assert update.TOKEN_ROW == update.TOKEN_COLUMNS + ("text", *reviewed, "seen", "misses", "heat", "heat_at", "wrong")

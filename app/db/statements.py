@@ -65,6 +65,23 @@ def execute_rows(db, statement, rows: list[dict], encoded: tuple[str, ...] = ())
         return
     sql, names, processors, defaults = _for_driver(db.dialect, statement, tuple(rows[0]))
     params = [[row[n] if n not in defaults else defaults[n] for n in names] for row in rows]
+    _execute_many(db, sql, names, processors, params, encoded)
+
+
+def execute_tuples(db, statement, names: tuple[str, ...], rows: list[tuple], encoded: tuple[str, ...] = ()) -> None:
+    """`execute_rows` of rows given as tuples of the `names` columns' values: a submission's
+    dozens of token rows skip a dict each and its lookups. Every column without a scalar default
+    must be named."""
+    if not rows:
+        return
+    sql, order, processors, defaults = _for_driver(db.dialect, statement, names)
+    if order != names:  # the driver's order (the table's, for an INSERT) or a default left out
+        at = {n: i for i, n in enumerate(names)}
+        rows = [tuple(row[at[n]] if n in at else defaults[n] for n in order) for row in rows]
+    _execute_many(db, sql, order, processors, [list(row) for row in rows] if processors else rows, encoded)
+
+
+def _execute_many(db, sql: str, names: tuple[str, ...], processors: list, params: list, encoded: tuple) -> None:
     for i, process in processors:
         if names[i] in encoded:
             for values in params:

@@ -4,12 +4,14 @@ import json
 import math
 from datetime import UTC, datetime
 from functools import cache
+from operator import itemgetter
 
 from sqlalchemy import insert, select
 
 from ..db.statements import (
     bound_list,
     execute_rows,
+    execute_tuples,
     fetch_decoded,
     fetch_rows,
     key_values,
@@ -37,6 +39,9 @@ TOKEN_COLUMNS = TOKEN_KEY + ("span",)
 CARD = select_keyed(cards, CARD_KEY)
 CARD_UPDATE = update_keyed(cards, CARD_KEY)
 TOKENS_OF = select_keyed(tokens, TOKEN_KEY)
+TOKEN_ROW = tuple(c.name for c in tokens.c)  # a token row's values, in the table's order
+# What a review reads of a token's stored memory (its key is known, its text is the code's).
+MEMORY_OF = TOKENS_OF.with_only_columns(*(tokens.c[n] for n in TOKEN_ROW if n not in TOKEN_KEY + ("text",)))
 ANY_TOKEN = TOKENS_OF.with_only_columns(tokens.c.span).limit(1)
 NEW_TOKENS = insert(tokens)
 
@@ -73,7 +78,8 @@ def _apply_round(db, items: list) -> None:
         learner: model.scheduler for learner, model in learner_models(db, {r.learner for r, _ in items}).items()
     }
     token_rows, reviews = _reviewed_tokens(db, [(r, at) for r, at in items if not r.practice], schedulers)
-    execute_rows(db, upsert(db.dialect.name, tokens, TOKEN_COLUMNS, _set_tokens), token_rows, encoded=("wrong",))
+    statement = upsert(db.dialect.name, tokens, TOKEN_COLUMNS, _set_tokens)
+    execute_tuples(db, statement, TOKEN_ROW, token_rows, encoded=("wrong",))
     count_reviews(db, reviews)
     card_rows = [_card_row(found.get((r.learner, r.snippet_id)), r, at, schedulers[r.learner]) for r, at in items]
     execute_rows(db, upsert(db.dialect.name, cards, CARD_KEY, _set_card), sorted(card_rows, key=_card_key))
@@ -147,9 +153,9 @@ def _spans(entry: dict) -> range:
     return range(span, span + 1) if isinstance(span, int) else range(span[0], span[1] + 1)
 
 
-def _reviewed_tokens(db, items: list, schedulers: dict) -> tuple[list[dict], dict[str, int]]:
-    """The new rows of every token the attempts reviewed (in key order: concurrent writers lock
-    rows in one order), and how many each learner reviewed."""
+def _reviewed_tokens(db, items: list, schedulers: dict) -> tuple[list[tuple], dict[str, int]]:
+    """The new rows of every token the attempts reviewed (`TOKEN_ROW`s, in key order: concurrent
+    writers lock rows in one order), and how many each learner reviewed."""
     wanted = {
         (record.learner, record.snippet_id, record.version): {
             i: entry for entry in record.blanks for i in _spans(entry)
@@ -160,12 +166,17 @@ def _reviewed_tokens(db, items: list, schedulers: dict) -> tuple[list[dict], dic
     rows, reviews = [], {}
     for record, at in items:
         key = (record.learner, record.snippet_id, record.version)
-        texts = [s.text for s in candidate_spans(record.code)] if record.code else []  # by span index
+        spans = candidate_spans(record.code) if record.code else ()  # by span index
         scheduler = schedulers[record.learner]
         for span, entry in wanted[key].items():
-            rows.append(_token_row(record, span, entry, old.get((*key, span)), texts, at, scheduler))
+            text = spans[span].text if span < len(spans) else entry.get("expected", "")
+            rows.append(_token_row(key, span, text[:200], entry, old.get((*key, span)), at, scheduler))
         reviews[record.learner] = reviews.get(record.learner, 0) + len(wanted[key])
-    return sorted(rows, key=lambda r: (r["learner"], r["snippet_id"], r["version"], r["span"])), reviews
+    rows.sort(key=_ROW_KEY)
+    return rows, reviews
+
+
+_ROW_KEY = itemgetter(0, 1, 2, 3)  # learner, snippet, version, span
 
 
 def _token_rows(db, wanted: dict[tuple, dict]) -> dict[tuple, object]:
@@ -184,8 +195,8 @@ def _token_rows(db, wanted: dict[tuple, dict]) -> dict[tuple, object]:
 
 @cache
 def _tokens_at(count: int):
-    """The rows of `count` spans of one version: one statement per count, each built once."""
-    return TOKENS_OF.where(tokens.c.span.in_(bound_list("s", count)))
+    """The memory of `count` spans of one version: one statement per count, each built once."""
+    return MEMORY_OF.where(tokens.c.span.in_(bound_list("s", count)))
 
 
 def _cards(db, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], object]:
@@ -210,36 +221,23 @@ def _cards_among(learners: int, snippets: int):
     )
 
 
-def _token_row(record, span: int, entry: dict, row, texts: list[str], at: datetime, scheduler) -> dict:
+def _token_row(key: tuple, span: int, text: str, entry: dict, row, at: datetime, scheduler) -> tuple:
+    """The token's `TOKEN_ROW` after this review; `row` its stored memory (None: new)."""
     state = entry["state"]
     card = token_review.review(row, TOKEN_RATING[state], at, scheduler)
     missed = state not in RECALLED
     now = at.timestamp()
-    heat = decayed(row.heat, row.heat_at, now) if row is not None and row.heat_at else 0.0
+    if row is None:
+        seen, misses, heat, stored = 1, int(missed), float(missed), None
+    else:
+        seen, misses, stored = row.seen + 1, row.misses + missed, row.wrong
+        heat = (decayed(row.heat, row.heat_at, now) if row.heat_at else 0.0) + missed
     given = entry.get("given", "").strip()
-    stored = row.wrong if row is not None else None
     if state in ("wrong", "accepted", "unproven") and given:
         wrong = ([given] + [w for w in _listed(stored) if w != given])[:WRONG_KEPT]
     else:  # unchanged: as the driver gave it (SQLite's JSON text goes back as it is)
         wrong = stored
-    return {
-        "learner": record.learner,
-        "snippet_id": record.snippet_id,
-        "version": record.version,
-        "span": span,
-        "text": (texts[span] if span < len(texts) else entry.get("expected", ""))[:200],
-        "state": card.state,
-        "step": card.step,
-        "stability": card.stability,
-        "difficulty": card.difficulty,
-        "due": card.due,
-        "last_review": card.last_review,
-        "seen": (row.seen if row is not None else 0) + 1,
-        "misses": (row.misses if row is not None else 0) + missed,
-        "heat": heat + missed,
-        "heat_at": now,
-        "wrong": wrong or None,
-    }
+    return (*key, span, text, *card, seen, misses, heat, now, wrong or None)
 
 
 def _listed(wrong) -> list:
