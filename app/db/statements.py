@@ -95,9 +95,15 @@ def _execute_many(db, sql: str, names: tuple[str, ...], processors: list, params
 
 
 def fetch_rows(db, statement, params: dict) -> list:
-    """`db.execute(statement, params).all()` through the driver: rows as the driver returns
-    them, without SQLAlchemy's result processing (a JSON column may come back as its text)."""
-    return _run_query(db, statement, params).all()
+    """`db.execute(statement, params).all()` through the driver: the values as the driver
+    returns them, without SQLAlchemy's result processing (a JSON column may come back as its
+    text), as named tuples of the selected columns (a `Row`'s attribute costs ~0.5 µs to read,
+    and the token writer reads ten of each of its dozens of rows)."""
+    result = _run_query(db, statement, params)
+    try:
+        return list(map(_row_type(statement)._make, result.cursor.fetchall()))
+    finally:
+        result.close()
 
 
 def fetch_decoded(db, statement, params: dict) -> list:
@@ -126,9 +132,14 @@ def _run_query(db, statement, params: dict):
 
 
 @cache
+def _row_type(statement) -> type:
+    return namedtuple("Row", [c.key for c in statement.selected_columns])
+
+
+@cache
 def _decoder(dialect, statement, codes: tuple) -> tuple[type, list]:
     columns = list(statement.selected_columns)
-    make = namedtuple("Row", [c.key for c in columns])
+    make = _row_type(statement)
     types = [c.type.dialect_impl(dialect) for c in columns]
     processors = [(i, p) for i, (t, code) in enumerate(zip(types, codes)) if (p := t.result_processor(dialect, code))]
     return make, processors
