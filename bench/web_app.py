@@ -4,6 +4,7 @@ the load agree on them."""
 
 import os
 import random
+import secrets
 import tempfile
 from pathlib import Path
 from urllib.parse import urlencode
@@ -16,6 +17,8 @@ from app.main import create_app
 from app.settings import Settings
 from tests.site_client import SiteClient
 
+# The load's process signs the learner's cookie as the server does: one key for both (web_bench).
+os.environ.setdefault("CODECLOZE_SECRET_KEY", secrets.token_urlsafe(32))
 settings = Settings(data_dir=Path(os.environ.get("BENCH_DATA", tempfile.mkdtemp())), execution=False)
 app = create_app(settings)
 SNIPPET, RATE = "mlm-flash-forward", 20
@@ -40,7 +43,7 @@ def submission_form(unit: str, seed: int, rng: random.Random) -> dict:
 WRONG = ("m_{}", "x[{}]", "k_j * {}", "torch.max(s, {})", "{}", "(", "dim=-{}", "l_i + {}")
 _rng = random.Random(7)
 BODIES = {unit: [urlencode(submission_form(unit, seed, _rng)) for seed in range(1, 201)] for unit in UNITS}
-LEARNER = "b" * 32  # a returning learner's cookie
+LEARNER = app.state.identity.cookie_value("b" * 32)  # a returning learner's cookie (signed)
 PAGE_BYTES, SCORED_BYTES = {}, {}
 with SiteClient(app) as client:
     for unit in UNITS:

@@ -6,7 +6,9 @@ app, in one run (wrk, one uvicorn worker).
 """
 
 import argparse
+import os
 import re
+import secrets
 import subprocess
 import sys
 import tempfile
@@ -87,6 +89,8 @@ def main() -> None:
     parser.add_argument("--units", default="token,span,line")
     args = parser.parse_args()
     port = free_port()  # a fixed port would measure whichever server already holds it
+    # The server and this process sign the returning learner's cookie with one key.
+    os.environ.setdefault("CODECLOZE_SECRET_KEY", secrets.token_urlsafe(32))
     server = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "bench.web_app:app", "--port", str(port), "--log-level", "warning"], cwd=ROOT
     )
