@@ -43,7 +43,10 @@ def submission_form(unit: str, seed: int, rng: random.Random) -> dict:
 WRONG = ("m_{}", "x[{}]", "k_j * {}", "torch.max(s, {})", "{}", "(", "dim=-{}", "l_i + {}")
 _rng = random.Random(7)
 BODIES = {unit: [urlencode(submission_form(unit, seed, _rng)) for seed in range(1, 201)] for unit in UNITS}
-LEARNER = app.state.identity.cookie_value("b" * 32)  # a returning learner's cookie (signed)
+# Returning learners' cookies (signed): one for the in-process benchmark, many for the load, so
+# that concurrent submissions are of different learners, as on a class's server.
+LEARNERS = tuple(app.state.identity.cookie_value(f"{n:032x}") for n in range(64))
+LEARNER = LEARNERS[0]
 PAGE_BYTES, SCORED_BYTES = {}, {}
 with SiteClient(app) as client:
     for unit in UNITS:

@@ -1,6 +1,7 @@
 """Throughput and latency of a new-mask drill page and a scored submission for each masking unit
 (token, span, line; 20 %), each beside a static page of the same size served by the same FastAPI
-app, in one run (wrk, one uvicorn worker).
+app, in one run (wrk, one uvicorn worker). Each submission is of one of 64 returning learners
+(cookies signed with the server's key), drawn at random.
 
     python bench/web_bench.py [--seconds 5] [--rounds 3] [--connections 32] [--units token,span,line]
 """
@@ -29,9 +30,11 @@ end
 # page of the scored block's mean size.
 SUBMIT = """
 local bodies = {{{bodies}}}
+local learners = {{{learners}}}
 request = function()
   return wrk.format("POST", "{path}", {{["Content-Type"] = "application/x-www-form-urlencoded",
-    ["HX-Request"] = "true", ["Cookie"] = "cc_learner={learner}", ["Origin"] = "{origin}"}}, bodies[math.random(#bodies)])
+    ["HX-Request"] = "true", ["Cookie"] = "cc_learner=" .. learners[math.random(#learners)], ["Origin"] = "{origin}"}},
+    bodies[math.random(#bodies)])
 end
 """
 
@@ -104,19 +107,20 @@ def main() -> None:
             except OSError:
                 time.sleep(0.2)
         from app.learn.drills import mask_query
-        from bench.web_app import BODIES, LEARNER
+        from bench.web_app import BODIES, LEARNERS
 
         def run(script: str, warmup: bool = False) -> dict:
             return wrk(base, script, 2 if warmup else args.seconds, args.connections)
 
         for unit in args.units.split(","):
             bodies = ", ".join(f'"{b}"' for b in BODIES[unit])  # urlencoded: no quotes or backslashes
+            learners = ", ".join(f'"{c}"' for c in LEARNERS)  # signed ids: letters, digits, . - _
             query = mask_query(unit, ("names", "literals", "operators"))
             pages = pair(run, f'wrk.path = "/bench/static/{unit}"', NEW_MASK.replace("{query}", query), args.rounds)
             scored = pair(
                 run,
-                SUBMIT.format(bodies=bodies, learner=LEARNER, origin=base, path=f"/bench/static/{unit}"),
-                SUBMIT.format(bodies=bodies, learner=LEARNER, origin=base, path="/s/mlm-flash-forward/drill"),
+                SUBMIT.format(bodies=bodies, learners=learners, origin=base, path=f"/bench/static/{unit}"),
+                SUBMIT.format(bodies=bodies, learners=learners, origin=base, path="/s/mlm-flash-forward/drill"),
                 args.rounds,
             )
             results.append((unit, pages, scored))
