@@ -1,8 +1,11 @@
 """Small helpers the page tests share: answers for a mask, inputs on a page."""
 
 import re
+import subprocess
+import sys
 
 from app.learn.drills import fixed_drill, parse_kinds, random_drill
+from app.settings import PROJECT_DIR
 
 INPUT = re.compile(r'<input class="blank[^"]*" name="([sc]\d+)"')
 
@@ -64,3 +67,8 @@ value = {{c1::0}}
 assert value == 0, "value 应为 0"
 ```
 """
+
+
+def run_python(*args: str) -> subprocess.CompletedProcess:
+    """`python *args` in the project's directory (a benchmark's short run), its output kept."""
+    return subprocess.run([sys.executable, *args], cwd=PROJECT_DIR, capture_output=True, text=True, timeout=300)

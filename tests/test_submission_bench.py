@@ -1,12 +1,9 @@
 """The submission benchmarks run end to end, shortly: the writer alone on real attempts, and a
 profile through a real uvicorn with py-spy (bench/RESULTS.md records their long runs)."""
 
-import subprocess
-import sys
-
-from app.settings import PROJECT_DIR
 from bench.submission_profile import bodies, top
 from bench.write_cpu import cpu_ms_per_attempt
+from tests.helpers import run_python
 
 
 def test_the_writer_benchmark_writes_batches_of_real_attempts_and_folds_them():
@@ -16,13 +13,7 @@ def test_the_writer_benchmark_writes_batches_of_real_attempts_and_folds_them():
 
 def test_a_short_profile_of_token_scored_submissions_names_the_writer(tmp_path):
     raw = tmp_path / "stacks.txt"
-    out = subprocess.run(
-        [sys.executable, "bench/submission_profile.py", "--seconds", "2", "--raw", str(raw)],
-        cwd=PROJECT_DIR,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    out = run_python("bench/submission_profile.py", "--seconds", "2", "--raw", str(raw))
     assert out.returncode == 0, out.stderr[-2000:]
     assert "web process CPU" in out.stdout and "Store._write_attempts" in out.stdout
     assert "by thread: event loop" in out.stdout
