@@ -12,6 +12,7 @@ from app.db.store import Store
 from app.db.tables import attempts
 from app.memory import token_review, update
 from app.memory.tables import cards, models, tokens
+from tests.helpers import run_python
 
 AT = datetime(2026, 12, 2, 7, 30, 15, 123456, tzinfo=UTC)
 
@@ -164,3 +165,35 @@ def test_token_rows_are_built_in_the_tables_column_order():
     reviewed = token_review.Reviewed._fields
     assert update.TOKEN_ROW == tuple(c.name for c in tokens.c)
     assert update.TOKEN_ROW == update.TOKEN_COLUMNS + ("text", *reviewed, "seen", "misses", "heat", "heat_at", "wrong")
+
+
+SERVE_AND_SUBMIT = """
+import sys
+from pathlib import Path
+from sqlalchemy import func, select
+from app.db.tables import attempts
+from app.learn.drills import random_drill
+from app.main import create_app
+from app.settings import Settings
+from tests.site_client import SiteClient
+
+with SiteClient(create_app(Settings(data_dir=Path(sys.argv[1]), execution=False, use_cdn=False))) as client:
+    snippet = client.app.state.library.get("mlm-flash-forward")
+    holes = random_drill(snippet, 20, 3).holes
+    form = {"version": snippet.version, "rate": "20", "seed": "3", **{h.key: h.answer for h in holes}}
+    assert client.get("/s/mlm-flash-forward/drill?rate=20&seed=3").status_code == 200
+    assert client.post("/s/mlm-flash-forward/drill", data=form).status_code == 200
+    with client.app.state.store.engine.connect() as db:
+        stored = db.execute(select(func.count()).select_from(attempts)).scalar()
+print(stored, "sqlalchemy.dialects.postgresql" in sys.modules, flush=True)
+"""
+
+
+def test_a_server_on_sqlite_never_loads_the_postgresql_dialect(tmp_path):
+    """PostgreSQL's dialect (2.3 MiB of the web process) is imported only by a server on it: a
+    restart on SQLite serves a drill page and stores a submission without it."""
+    first = run_python("-c", SERVE_AND_SUBMIT, str(tmp_path))  # migrates: alembic loads every dialect
+    assert first.returncode == 0, first.stderr
+    again = run_python("-c", SERVE_AND_SUBMIT, str(tmp_path))
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.split() == ["2", "False"]

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from sqlalchemy import Engine, delete, insert, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 
+from .statements import dialect_insert
 from .tables import course_index, snippet_versions, snippets
 
 HOME = "home"
@@ -105,9 +105,8 @@ def _save_in(db, snippet_id: str, version: str, source: str, published: bool) ->
 
 def _insert_version(db, snippet_id: str, version: str, source: str) -> None:
     """Insert unless present: another worker may archive the same version at the same moment."""
-    dialect = postgresql if db.dialect.name == "postgresql" else sqlite
     db.execute(
-        dialect.insert(snippet_versions)
+        dialect_insert(db.dialect.name)(snippet_versions)
         .values(snippet_id=snippet_id, version=version, source=source, created_at=datetime.now(UTC))
         .on_conflict_do_nothing(index_elements=["snippet_id", "version"])
     )
