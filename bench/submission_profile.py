@@ -113,6 +113,8 @@ def top(raw: Path, count: int = 25) -> str:
     own, inclusive, total = collections.Counter(), collections.Counter(), 0
     for line in raw.read_text(errors="replace").splitlines():
         stack, _, n = line.rpartition(" ")
+        if not n.isdigit():  # the tail of a frame whose name held a newline (a module docstring)
+            continue
         frames, n = stack.split(";"), int(n)
         total += n
         own[_short(frames[-1])] += n

@@ -90,13 +90,14 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--units", default="token,span,line")
+    parser.add_argument("--workers", type=int, default=1)
     args = parser.parse_args()
     port = free_port()  # a fixed port would measure whichever server already holds it
     # The server and this process sign the returning learner's cookie with one key.
     os.environ.setdefault("CODECLOZE_SECRET_KEY", secrets.token_urlsafe(32))
-    server = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "bench.web_app:app", "--port", str(port), "--log-level", "warning"], cwd=ROOT
-    )
+    os.environ.setdefault("BENCH_DATA", tempfile.mkdtemp())  # one database for every worker
+    command = [sys.executable, "-m", "uvicorn", "bench.web_app:app", "--port", str(port), "--log-level", "warning"]
+    server = subprocess.Popen([*command, "--workers", str(args.workers)], cwd=ROOT)
     results = []
     try:
         base = f"http://127.0.0.1:{port}"
