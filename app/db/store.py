@@ -13,7 +13,7 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 
 from app.classes.counts import class_codes
 from app.classes.tables import pending
-from app.db import migrate
+from app.db import json_text, migrate
 from app.db.commit import GroupCommit, NotStored
 from app.db.records import AttemptRecord  # noqa: F401 (re-exported)
 from app.db.statements import execute_rows
@@ -139,7 +139,12 @@ class Store:
 
 
 def make_engine(url: str, busy_ms: int = 5000) -> Engine:
-    engine = create_engine(url, pool_pre_ping=not url.startswith("sqlite"))
+    engine = create_engine(
+        url,
+        pool_pre_ping=not url.startswith("sqlite"),
+        json_serializer=json_text.dumps,
+        json_deserializer=json_text.loads,
+    )
     if url.startswith("sqlite"):
         event.listen(engine, "connect", lambda conn, _record: _sqlite_pragmas(conn, busy_ms))
     return engine

@@ -1,6 +1,5 @@
 """Keeping learner memory up to date, inside the transaction that writes each batch of attempts."""
 
-import json
 import math
 from datetime import UTC, datetime
 from functools import cache
@@ -8,6 +7,7 @@ from operator import itemgetter
 
 from sqlalchemy import insert, select
 
+from ..db import json_text
 from ..db.statements import (
     bound_list,
     execute_rows,
@@ -242,7 +242,7 @@ def _token_row(key: tuple, span: int, text: str, entry: dict, row, at: datetime,
 
 def _listed(wrong) -> list:
     """A row's wrong answers, whether the driver decoded the JSON (psycopg) or not (sqlite3)."""
-    return list(json.loads(wrong) if isinstance(wrong, str) else wrong or ())
+    return list(json_text.loads(wrong) if isinstance(wrong, str) else wrong or ())
 
 
 def decayed(heat: float, since: float, at: float) -> float:
