@@ -28,3 +28,10 @@ def test_what_orjson_refuses_the_standard_library_writes():
 
 def test_the_text_is_compact_and_keeps_non_ascii_as_it_is():
     assert json_text.dumps({"答": [1, "二"]}) == '{"答":[1,"二"]}'
+
+
+def test_what_orjson_writes_or_reads_otherwise_is_the_standard_librarys():
+    for value in (float("inf"), [-(2**63) - 1, float("-inf")], {"n": 10**19}, "\ud800", [None]):
+        expected = json.loads(json.dumps(value))
+        assert json_text.loads(json_text.dumps(value)) == expected
+        assert json_text.loads(json.dumps(value).encode()) == expected  # bytes, as psycopg gives
