@@ -31,7 +31,14 @@ def test_the_text_is_compact_and_keeps_non_ascii_as_it_is():
 
 
 def test_what_orjson_writes_or_reads_otherwise_is_the_standard_librarys():
-    for value in (float("inf"), [-(2**63) - 1, float("-inf")], {"n": 10**19}, "\ud800", [None]):
+    for value in (float("inf"), [-(2**63) - 1, float("-inf")], {"n": 2**64}, "\ud800", [None]):
         expected = json.loads(json.dumps(value))
-        assert json_text.loads(json_text.dumps(value)) == expected
-        assert json_text.loads(json.dumps(value).encode()) == expected  # bytes, as psycopg gives
+        text = json_text.dumps(value)
+        assert json_text.loads(text) == expected
+        assert json_text.loads(text.encode()) == expected  # bytes, as psycopg gives them
+
+
+def test_rows_written_before_orjson_read_as_they_were_written():
+    for value in ({"答": [1, "二"], "n": None}, [float("inf"), float("nan")], "\ud800"):
+        text = json.dumps(value)  # SQLAlchemy's default serializer, before orjson
+        assert json.dumps(json_text.loads(text)) == text
