@@ -1,7 +1,7 @@
 """JSON columns' text, by orjson where it writes and reads exactly what the standard library
-would, and by the standard library where it does not: the attempt writer encodes ~21 values and
-decodes ~19 per attempt (cards, blanks, wrong answers), 155 µs with the standard library alone
-(bench/RESULTS.md, issue 22, sixth round).
+would, and by the standard library where it does not: the attempt writer encodes ~18 values and
+decodes ~14 per attempt (cards, blanks, wrong answers); a 32-blank `blanks` text takes 10 µs to
+write and 9 to read, against 30 and 33 (bench/RESULTS.md, issue 22, sixth round).
 
 Where orjson differs: it refuses an int past 64 bits and a lone surrogate (TypeError), writes a
 non-finite float as `null`, reads an int past 64 bits as a float, and refuses `Infinity`, `NaN`
