@@ -1,7 +1,7 @@
 """Throughput and latency of a new-mask drill page and a scored submission for each masking unit
 (token, span, line; 20 %), each beside a static page of the same size served by the same FastAPI
 app, in one run (wrk, one uvicorn worker). Each submission is of one of 64 returning learners
-(cookies signed with the server's key), drawn at random.
+(cookies signed with the server's key), drawn at random. Needs Debian's `wrk` (apt-get install wrk).
 
     python bench/web_bench.py [--seconds 5] [--rounds 3] [--connections 32] [--units token,span,line]
 """
@@ -10,6 +10,7 @@ import argparse
 import os
 import re
 import secrets
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -92,6 +93,8 @@ def main() -> None:
     parser.add_argument("--units", default="token,span,line")
     parser.add_argument("--workers", type=int, default=1)
     args = parser.parse_args()
+    if shutil.which("wrk") is None:
+        sys.exit("web_bench needs wrk, the HTTP load generator: apt-get install wrk")
     port = free_port()  # a fixed port would measure whichever server already holds it
     # The server and this process sign the returning learner's cookie with one key.
     os.environ.setdefault("CODECLOZE_SECRET_KEY", secrets.token_urlsafe(32))
