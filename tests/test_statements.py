@@ -5,10 +5,11 @@ execution of the same statements, on each database the app supports: the same ro
 from datetime import UTC, datetime
 
 import pytest
-from sqlalchemy import Column, Integer, MetaData, Table, bindparam, insert, select
+from sqlalchemy import Column, Integer, MetaData, Table, bindparam, insert, select, text
+from sqlalchemy.exc import DBAPIError
 
 from app.db.statements import execute_rows, execute_tuples, fetch_decoded, fetch_rows, upsert
-from app.db.store import Store
+from app.db.store import Store, is_outage
 from app.db.tables import attempts
 from app.memory import token_review, update
 from app.memory.tables import cards, models, tokens
@@ -158,6 +159,57 @@ def test_rows_given_as_tuples_are_written_as_the_same_dicts(store):
     assert sorted(found) == [1, 2, 3, 4, 101, 102, 103, 104]
     for n in range(1, 5):
         assert {**found[n + 100], "id": n} == found[n] and found[n]["hints"] == 0
+
+
+MISSING = Table("no_such_table", MetaData(), Column("k", Integer, primary_key=True))
+
+
+def error_of(engine, run) -> DBAPIError:
+    """What `run(db)` raised inside a transaction (then rolled back)."""
+    with pytest.raises(DBAPIError) as caught, engine.begin() as db:
+        run(db)
+    return caught.value
+
+
+@pytest.mark.parametrize(
+    "sqlalchemys, ours",
+    [
+        (lambda db: db.execute(select(MISSING)), lambda db: fetch_rows(db, select(MISSING), {})),
+        (lambda db: db.execute(select(MISSING)), lambda db: fetch_decoded(db, select(MISSING), {})),
+        (
+            lambda db: db.execute(insert(attempts), [attempt(1), attempt(1)]),
+            lambda db: execute_rows(db, insert(attempts), [attempt(1), attempt(1)]),
+        ),
+    ],
+    ids=["fetch_rows", "fetch_decoded", "execute_rows"],
+)
+def test_the_drivers_errors_reach_callers_as_sqlalchemys_would(store, sqlalchemys, ours):
+    """A refused statement through the driver raises the class SQLAlchemy's own execution raises
+    (a missing table, a duplicate key), so the group commit tells an outage from a bad row as
+    before; the connection is left usable."""
+    theirs, mine = error_of(store.engine, sqlalchemys), error_of(store.engine, ours)
+    assert type(mine) is type(theirs) and not mine.connection_invalidated
+    assert is_outage(mine) == is_outage(theirs)
+    with store.engine.connect() as db:
+        assert fetch_rows(db, select(attempts.c.id), {}) == []
+
+
+def test_a_lost_connection_is_invalidated_as_sqlalchemy_would(postgres):
+    """PostgreSQL ends the session mid-transaction (SQLite has no server to lose): the driver's
+    error is an outage with the connection invalidated, and the engine's next connection is a
+    fresh one that works."""
+    store = Store(postgres.new_database())
+    try:
+        with store.engine.connect() as other, store.engine.connect() as db:
+            pid = db.execute(text("SELECT pg_backend_pid()")).scalar()
+            other.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+            with pytest.raises(DBAPIError) as caught:
+                fetch_rows(db, select(attempts.c.id), {})
+            assert db.invalidated and caught.value.connection_invalidated and is_outage(caught.value)
+        with store.engine.connect() as db:
+            assert fetch_rows(db, select(attempts.c.id), {}) == []
+    finally:
+        store.close()
 
 
 def test_token_rows_are_built_in_the_tables_column_order():

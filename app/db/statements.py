@@ -96,9 +96,8 @@ def _execute_many(db, sql: str, names: tuple[str, ...], processors: list, params
             continue
         for values in params:
             values[i] = process(values[i])
-    db.exec_driver_sql(
-        sql, [tuple(p) for p in params] if db.dialect.positional else [dict(zip(names, p)) for p in params]
-    )
+    rows = [tuple(p) for p in params] if db.dialect.positional else [dict(zip(names, p)) for p in params]
+    _driver_cursor(db, sql, rows, many=True).close()
 
 
 def fetch_rows(db, statement, params: dict) -> list:
@@ -106,21 +105,24 @@ def fetch_rows(db, statement, params: dict) -> list:
     returns them, without SQLAlchemy's result processing (a JSON column may come back as its
     text), as named tuples of the selected columns (a `Row`'s attribute costs ~0.5 µs to read,
     and the token writer reads ten of each of its dozens of rows)."""
-    result = _run_query(db, statement, params)
+    cursor = _run_query(db, statement, params)
     try:
-        return list(map(_row_type(statement)._make, result.cursor.fetchall()))
+        return list(map(_row_type(statement)._make, cursor.fetchall()))
     finally:
-        result.close()
+        cursor.close()
 
 
 def fetch_decoded(db, statement, params: dict) -> list:
     """`db.execute(statement, params).all()` through the driver, each value through its column
     type's result processor as SQLAlchemy's would (JSON decoded, SQLite's dates parsed): rows
     with the selected columns' names as attributes."""
-    result = _run_query(db, statement, params)
-    codes = tuple(d[1] for d in result.cursor.description)  # the driver's type of each column
+    cursor = _run_query(db, statement, params)
+    try:
+        codes = tuple(d[1] for d in cursor.description)  # the driver's type of each column
+        rows = cursor.fetchall()
+    finally:
+        cursor.close()
     make, processors = _decoder(db.dialect, statement, codes)
-    rows = result.all()
     if not processors:
         return [make(*row) for row in rows]
     out = []
@@ -135,7 +137,23 @@ def fetch_decoded(db, statement, params: dict) -> list:
 def _run_query(db, statement, params: dict):
     sql, names, _processors, constants = _for_driver(db.dialect, statement)
     values = {**constants, **params} if constants else params  # a literal of the statement is a bound value too
-    return db.exec_driver_sql(sql, tuple(values[n] for n in names) if db.dialect.positional else values)
+    return _driver_cursor(db, sql, tuple(values[n] for n in names) if db.dialect.positional else values)
+
+
+def _driver_cursor(db, sql: str, params, many: bool = False):
+    """The driver's cursor having run `sql` in `db`'s transaction. SQLAlchemy's execution context
+    and result are skipped (18 µs of a 26 µs query on SQLite, bench/RESULTS.md); an error goes
+    through the handler `exec_driver_sql` uses, so callers see the same `DBAPIError`s and a lost
+    connection is invalidated as before (tests/test_statements.py holds both)."""
+    cursor = db.connection.dbapi_connection.cursor()
+    try:
+        if many:
+            cursor.executemany(sql, params)
+        else:
+            cursor.execute(sql, params)
+    except Exception as err:
+        db._handle_dbapi_exception(err, sql, params, cursor, None)  # closes the cursor; raises
+    return cursor
 
 
 @cache
