@@ -51,9 +51,17 @@ def bodies(count: int = 200) -> list[str]:
 
 
 def serve(port: int, data: str) -> subprocess.Popen:
-    env = {**os.environ, "CODECLOZE_DATA_DIR": data, "CODECLOZE_EXECUTION": "false", "CODECLOZE_LOG_LEVEL": "WARNING"}
+    """The app as served by default (a log line per submission, INFO), its log in data/server.log."""
+    env = {**os.environ, "CODECLOZE_DATA_DIR": data, "CODECLOZE_EXECUTION": "false"}
     command = [sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(port), "--no-proxy-headers"]
-    return healthy(subprocess.Popen([*command, "--log-level", "warning"], cwd=ROOT, env=env), port)
+    log = Path(data, "server.log")
+    with log.open("wb") as stderr:
+        proc = subprocess.Popen([*command, "--log-level", "warning"], cwd=ROOT, env=env, stderr=stderr)
+    try:
+        return healthy(proc, port)
+    except RuntimeError:
+        proc.kill()
+        raise RuntimeError(f"server did not start:\n{log.read_text(errors='replace')[-2000:]}") from None
 
 
 def cpu_seconds(pid: int, tid: int | None = None) -> float:
