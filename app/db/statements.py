@@ -105,23 +105,16 @@ def fetch_rows(db, statement, params: dict) -> list:
     returns them, without SQLAlchemy's result processing (a JSON column may come back as its
     text), as named tuples of the selected columns (a `Row`'s attribute costs ~0.5 µs to read,
     and the token writer reads ten of each of its dozens of rows)."""
-    cursor = _run_query(db, statement, params)
-    try:
-        return list(map(_row_type(statement)._make, cursor.fetchall()))
-    finally:
-        cursor.close()
+    _description, rows = _run_query(db, statement, params)
+    return list(map(_row_type(statement)._make, rows))
 
 
 def fetch_decoded(db, statement, params: dict) -> list:
     """`db.execute(statement, params).all()` through the driver, each value through its column
     type's result processor as SQLAlchemy's would (JSON decoded, SQLite's dates parsed): rows
     with the selected columns' names as attributes."""
-    cursor = _run_query(db, statement, params)
-    try:
-        codes = tuple(d[1] for d in cursor.description)  # the driver's type of each column
-        rows = cursor.fetchall()
-    finally:
-        cursor.close()
+    description, rows = _run_query(db, statement, params)
+    codes = tuple(d[1] for d in description)  # the driver's type of each column
     make, processors = _decoder(db.dialect, statement, codes)
     if not processors:
         return [make(*row) for row in rows]
@@ -134,10 +127,15 @@ def fetch_decoded(db, statement, params: dict) -> list:
     return out
 
 
-def _run_query(db, statement, params: dict):
+def _run_query(db, statement, params: dict) -> tuple[tuple, list]:
+    """The driver's description of the query's columns and all its rows, its cursor closed."""
     sql, names, _processors, constants = _for_driver(db.dialect, statement)
     values = {**constants, **params} if constants else params  # a literal of the statement is a bound value too
-    return _driver_cursor(db, sql, tuple(values[n] for n in names) if db.dialect.positional else values)
+    cursor = _driver_cursor(db, sql, tuple(values[n] for n in names) if db.dialect.positional else values)
+    try:
+        return cursor.description, cursor.fetchall()
+    finally:
+        cursor.close()
 
 
 def _driver_cursor(db, sql: str, params, many: bool = False):
