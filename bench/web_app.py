@@ -47,23 +47,37 @@ BODIES = {unit: [urlencode(submission_form(unit, seed, _rng)) for seed in range(
 # that concurrent submissions are of different learners, as on a class's server.
 LEARNERS = tuple(app.state.identity.cookie_value(f"{n:032x}") for n in range(64))
 LEARNER = LEARNERS[0]
-PAGE_BYTES, SCORED_BYTES = {}, {}
-with SiteClient(app) as client:
-    for unit in UNITS:
-        pages = [len(client.get(page_url(unit, seed)).content) for seed in range(1, 21)]
-        PAGE_BYTES[unit] = b"x" * (sum(pages) // len(pages))
-        sizes = [
-            len(
-                client.post(
-                    f"/s/{SNIPPET}/drill",
-                    content=body,
-                    cookies={"cc_learner": LEARNER},
-                    headers={**HTMX, "content-type": "application/x-www-form-urlencoded"},
-                ).content
-            )
-            for body in BODIES[unit]
-        ]
-        SCORED_BYTES[unit] = b"x" * (sum(sizes) // len(sizes))
+
+
+def mean_sizes() -> tuple[dict, dict]:
+    """Each unit's mean drill page and scored submission, in bytes. Measured on an app of its own,
+    on data of its own: a test client's lifespan ends by stopping the background threads (the class
+    counters' folder, the fitter) that the served app must keep, or its figures leave them out; and
+    a second engine on the served app's SQLite file, in the same process, failed its writes with
+    disk I/O errors a few seconds in (tried)."""
+    pages_out, scored_out = {}, {}
+    with tempfile.TemporaryDirectory() as scratch:
+        sizing = Settings(data_dir=Path(scratch), execution=False)
+        with SiteClient(create_app(sizing)) as client:
+            for unit in UNITS:
+                pages = [len(client.get(page_url(unit, seed)).content) for seed in range(1, 21)]
+                pages_out[unit] = b"x" * (sum(pages) // len(pages))
+                sizes = [
+                    len(
+                        client.post(
+                            f"/s/{SNIPPET}/drill",
+                            content=body,
+                            cookies={"cc_learner": LEARNER},
+                            headers={**HTMX, "content-type": "application/x-www-form-urlencoded"},
+                        ).content
+                    )
+                    for body in BODIES[unit]
+                ]
+                scored_out[unit] = b"x" * (sum(sizes) // len(sizes))
+    return pages_out, scored_out
+
+
+PAGE_BYTES, SCORED_BYTES = mean_sizes()
 
 
 @app.get("/bench/static/{unit}")

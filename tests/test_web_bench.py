@@ -21,3 +21,17 @@ def test_the_in_process_submission_benchmark_runs():
     out = run_python("bench/drill_cpu.py", "--requests", "8")
     assert out.returncode == 0, out.stderr[-2000:]
     assert "| token |" in out.stdout and "| line |" in out.stdout
+
+
+SERVED = """
+from bench.web_app import SCORED_BYTES, app
+print(app.state.folder._thread.is_alive(), len(SCORED_BYTES["token"]) > 1000)
+"""
+
+
+def test_the_served_bench_app_keeps_the_background_work_of_a_served_app():
+    # The twins' sizes are measured through a test client, whose lifespan ends by stopping the
+    # class counters' folder: on the served app itself that left the folding out of every figure.
+    out = run_python("-c", SERVED)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split()[-2:] == ["True", "True"], out.stdout
