@@ -1,9 +1,12 @@
 """Where a token-scored submission's web-process CPU goes: a real uvicorn (execution off, a fresh
 SQLite), one returning learner per client posting 20 % masks of the Flash Attention Forward drill
 as the browser does (htmx), every other blank wrong. First the CPU per submission from
-/proc/PID/stat with nothing else attached, then py-spy samples the same load (threads holding the GIL: CPU, not waits); the top functions
-by own and by inclusive samples are printed as Markdown. The CPU is also given per thread: the
-event loop's (HTTP, grading, rendering) and the others' (the busiest is the attempt writer).
+/proc/PID/stat with nothing else attached, beside the HTTP floor of the same server and clients:
+the same bodies posted to a static twin (bench/web_app.py: the app's own middlewares, an answer
+of the mean size, nothing stored). Then py-spy samples the submissions (threads holding the GIL:
+CPU, not waits); the top functions by own and by inclusive samples are printed as Markdown. The
+CPU is also given per thread: the event loop's (HTTP, grading, rendering) and the others' (the
+busiest is the attempt writer).
 
     python bench/submission_profile.py [--seconds 15] [--clients 1] [--raw out.txt]
 """
@@ -19,6 +22,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import urlencode
 
 import httpx
@@ -31,6 +35,7 @@ from app.snippets.library import SnippetLibrary  # noqa: E402
 from bench.exec_bench import free_port, healthy  # noqa: E402
 
 SNIPPET, RATE = "mlm-flash-forward", 20
+SUBMIT, TWIN = f"/s/{SNIPPET}/drill", "/bench/static/token"  # the twin: bench/web_app.py
 PY_SPY = shutil.which("py-spy", path=f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}") or "py-spy"
 WRONG = ("m_{}", "x[{}]", "k_j * {}", "torch.max(s, {})", "{}", "(", "dim=-{}", "l_i + {}")
 
@@ -51,9 +56,10 @@ def bodies(count: int = 200) -> list[str]:
 
 
 def serve(port: int, data: str) -> subprocess.Popen:
-    """The app as served by default (a log line per submission, INFO), its log in data/server.log."""
-    env = {**os.environ, "CODECLOZE_DATA_DIR": data, "CODECLOZE_EXECUTION": "false"}
-    command = [sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(port), "--no-proxy-headers"]
+    """The app as served by default (a log line per submission, INFO) with its static twins
+    (bench/web_app.py), its log in data/server.log."""
+    env = {**os.environ, "BENCH_DATA": data, "CODECLOZE_EXECUTION": "false"}
+    command = [sys.executable, "-m", "uvicorn", "bench.web_app:app", "--port", str(port), "--no-proxy-headers"]
     log = Path(data, "server.log")
     with log.open("wb") as stderr:
         proc = subprocess.Popen([*command, "--log-level", "warning"], cwd=ROOT, env=env, stderr=stderr)
@@ -93,8 +99,26 @@ def by_thread(pid: int, before: dict[int, float], after: dict[int, float], count
     )
 
 
-def load(url: str, forms: list[str], clients: int, seconds: float) -> int:
-    """Submissions answered 200 by `clients` learners posting for `seconds`."""
+class Spent(NamedTuple):
+    count: int  # requests answered
+    seconds: float  # the web process's CPU over them
+
+    @property
+    def ms(self) -> float:
+        return 1000 * self.seconds / self.count
+
+
+def spent(pid: int, run) -> tuple[Spent, float, str]:
+    """The web process's CPU over `run()` (which returns the requests it made), the wall time,
+    and the CPU by thread."""
+    before, threads, started = cpu_seconds(pid), thread_cpu(pid), time.monotonic()
+    count = run()
+    cpu, wall = cpu_seconds(pid) - before, time.monotonic() - started
+    return Spent(count, cpu), wall, by_thread(pid, threads, thread_cpu(pid), count)
+
+
+def load(url: str, forms: list[str], clients: int, seconds: float, path: str = SUBMIT) -> int:
+    """Submissions to `path` answered 200 by `clients` learners posting for `seconds`."""
     done, stop = [0] * clients, time.monotonic() + seconds
     headers = {"origin": url, "hx-request": "true", "content-type": "application/x-www-form-urlencoded"}
 
@@ -103,7 +127,7 @@ def load(url: str, forms: list[str], clients: int, seconds: float) -> int:
             http.get(f"/s/{SNIPPET}/drill?rate={RATE}&seed=1")  # a cookie: a returning learner from now on
             i = n
             while time.monotonic() < stop:
-                response = http.post(f"/s/{SNIPPET}/drill", content=forms[i % len(forms)])
+                response = http.post(path, content=forms[i % len(forms)])
                 assert response.status_code == 200, response.text[:300]
                 done[n], i = done[n] + 1, i + clients
 
@@ -156,15 +180,15 @@ def main() -> None:
         proc = serve(port, data)
         try:
             load(url, forms, args.clients, 3)  # warm: caches, the learner's rows, the JIT-less paths
-            before, threads, started = cpu_seconds(proc.pid), thread_cpu(proc.pid), time.monotonic()
-            count = load(url, forms, args.clients, args.seconds)
-            cpu, wall = cpu_seconds(proc.pid) - before, time.monotonic() - started
-            split = by_thread(proc.pid, threads, thread_cpu(proc.pid), count)
+            load(url, forms, args.clients, 2, TWIN)  # and the twin, while the class fold catches up
+            floor, _, _ = spent(proc.pid, lambda: load(url, forms, args.clients, args.seconds, TWIN))
+            cpu, wall, split = spent(proc.pid, lambda: load(url, forms, args.clients, args.seconds))
             load_avg = os.getloadavg()[0]
             print(
-                f"{args.clients} client(s): {count} submissions in {wall:.1f} s ({count / wall:.0f}/s), "
-                f"web process CPU {1000 * cpu / count:.2f} ms per submission (load {load_avg:.1f}); "
-                f"by thread: {split}"
+                f"{args.clients} client(s): {cpu.count} submissions in {wall:.1f} s ({cpu.count / wall:.0f}/s), "
+                f"web process CPU {cpu.ms:.2f} ms per submission (load {load_avg:.1f}); by thread: {split}; "
+                f"HTTP floor (the same bodies to the static twin) {floor.ms:.2f} ms per request, "
+                f"the submission's own {cpu.ms - floor.ms:.2f} ms"
             )
             raw = args.raw or Path(tempfile.mkstemp(suffix=".txt")[1])
             spy = subprocess.Popen(

@@ -3,7 +3,8 @@ the attempts' ids pending for the class counters, one transaction) on a fresh SQ
 batches of 1 and of 8 attempts by different returning learners of one class, 20 % masks of the
 Flash Attention Forward drill, every other blank wrong. The figure a token-scored submission's
 commit costs the web process; beside it, what folding those attempts into the class counters
-costs the first class page that reads them, per attempt.
+costs the first class page that reads them, per attempt. Below the table, the writer's floor: the
+cheapest durable transaction on the same kind of file (one small row, then the commit).
 
     python bench/write_cpu.py [--batches 300]
 """
@@ -23,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 from sqlalchemy import insert  # noqa: E402
 
 from app.classes.fold import fold  # noqa: E402
-from app.db.store import Store  # noqa: E402
+from app.db.store import Store, make_engine  # noqa: E402
 from app.engine.score import score  # noqa: E402
 from app.learn.drills import random_drill  # noqa: E402
 from app.learn.feedback import Result  # noqa: E402
@@ -71,6 +72,26 @@ def cpu_ms_per_attempt(size: int, batches: int) -> float:
     return spent * 1000 / (batches * size), folding * 1000 / (batches * size)
 
 
+def commit_floor_ms(transactions: int) -> float:
+    """CPU per transaction of one small row and its commit, on an SQLite file opened as the
+    store opens its own (WAL, synchronous FULL): what any durable attempt costs at the least."""
+    with tempfile.TemporaryDirectory() as data:
+        engine = make_engine(f"sqlite:///{data}/floor.db")
+        with engine.connect() as db:
+            raw = db.connection.dbapi_connection
+            raw.execute("CREATE TABLE floor (id INTEGER PRIMARY KEY, body TEXT)")
+            raw.commit()
+            started = time.process_time()
+            for _ in range(transactions):
+                raw.execute("INSERT INTO floor (body) VALUES (?)", ("x" * 200,))
+                raw.commit()
+            spent = time.process_time() - started
+            stored = raw.execute("SELECT count(*) FROM floor").fetchone()[0]
+        engine.dispose()
+    assert stored == transactions, stored
+    return spent * 1000 / transactions
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--batches", type=int, default=300)
@@ -79,6 +100,7 @@ def main() -> None:
     for size in (1, 8):
         writing, folding = cpu_ms_per_attempt(size, max(20, args.batches // size))
         print(f"| {size} | {writing:.2f} ms | {folding:.2f} ms |")
+    print(f"\nfloor: one small row and its commit, {commit_floor_ms(args.batches):.2f} ms per transaction")
 
 
 if __name__ == "__main__":
