@@ -102,19 +102,20 @@ def by_thread(pid: int, before: dict[int, float], after: dict[int, float], count
 class Spent(NamedTuple):
     count: int  # requests answered
     seconds: float  # the web process's CPU over them
+    wall: float
+    threads: str  # the CPU by thread (`by_thread`)
 
     @property
     def ms(self) -> float:
         return 1000 * self.seconds / self.count
 
 
-def spent(pid: int, run) -> tuple[Spent, float, str]:
-    """The web process's CPU over `run()` (which returns the requests it made), the wall time,
-    and the CPU by thread."""
+def spent(pid: int, run) -> Spent:
+    """The web process's CPU over `run()`, which returns the requests it made."""
     before, threads, started = cpu_seconds(pid), thread_cpu(pid), time.monotonic()
     count = run()
     cpu, wall = cpu_seconds(pid) - before, time.monotonic() - started
-    return Spent(count, cpu), wall, by_thread(pid, threads, thread_cpu(pid), count)
+    return Spent(count, cpu, wall, by_thread(pid, threads, thread_cpu(pid), count))
 
 
 def load(url: str, forms: list[str], clients: int, seconds: float, path: str = SUBMIT) -> int:
@@ -181,12 +182,12 @@ def main() -> None:
         try:
             load(url, forms, args.clients, 3)  # warm: caches, the learner's rows, the JIT-less paths
             load(url, forms, args.clients, 2, TWIN)  # and the twin, while the class fold catches up
-            floor, _, _ = spent(proc.pid, lambda: load(url, forms, args.clients, args.seconds, TWIN))
-            cpu, wall, split = spent(proc.pid, lambda: load(url, forms, args.clients, args.seconds))
+            floor = spent(proc.pid, lambda: load(url, forms, args.clients, args.seconds, TWIN))
+            cpu = spent(proc.pid, lambda: load(url, forms, args.clients, args.seconds))
             load_avg = os.getloadavg()[0]
             print(
-                f"{args.clients} client(s): {cpu.count} submissions in {wall:.1f} s ({cpu.count / wall:.0f}/s), "
-                f"web process CPU {cpu.ms:.2f} ms per submission (load {load_avg:.1f}); by thread: {split}; "
+                f"{args.clients} client(s): {cpu.count} submissions in {cpu.wall:.1f} s ({cpu.count / cpu.wall:.0f}/s), "
+                f"web process CPU {cpu.ms:.2f} ms per submission (load {load_avg:.1f}); by thread: {cpu.threads}; "
                 f"HTTP floor (the same bodies to the static twin) {floor.ms:.2f} ms per request, "
                 f"the submission's own {cpu.ms - floor.ms:.2f} ms"
             )
