@@ -1,4 +1,5 @@
-"""The app factory: `create_app(settings)`; `uvicorn app.main:app` serves the default one."""
+"""The app factory: `create_app(settings)`; `uvicorn app.main:app` serves the default one, built
+when the server first asks for it."""
 
 import asyncio
 import gc
@@ -14,10 +15,9 @@ from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.engine import make_url
 
-from app.db.store import Store
 from app.i18n.catalogs import compile_stale
+from app.learn.recording import attempt_store, learners_in
 from app.snippets.labels import status_label
-from app.teach.auth import TeacherAuth
 from app.teach.catalog import Catalog
 from app.teach.strength_jobs import StrengthJobs
 from app.web.assets import head_tags
@@ -25,6 +25,7 @@ from app.web.head_requests import HeadAsGet
 from app.web.keys import ConfigError, app_secret
 from app.web.language import LanguageMiddleware, default_language
 from app.web.markdown import pygments_css
+from app.web.teacher_auth import TeacherAuth
 from app.web.templating import make_templates
 
 from . import observability
@@ -143,7 +144,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     language = default_language(settings.language)  # per request from here on (app/web/language.py)
     compile_stale()
     _private_data(settings)
-    store = Store(settings.sqlalchemy_url, settings.db_busy_ms)
+    store = attempt_store(settings.sqlalchemy_url, settings.db_busy_ms)
     rows = SnippetRows(store.engine)
     import_files(settings.data_dir, rows)
     library = SnippetLibrary(rows)
@@ -172,8 +173,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.fitter = Fitter(store.engine, settings.sqlalchemy_url, settings.fit_reviews)
     app.state.folder = Folder(store.engine)
 
-    def written(learners: set[str]) -> None:  # after each committed batch, in the writer's thread
-        app.state.fitter.wrote(learners)
+    def written(batch: list) -> None:  # after each committed batch, in the writer's thread
+        app.state.fitter.wrote(learners_in(batch))
         app.state.folder.wrote()
 
     store.on_written = written
@@ -224,4 +225,10 @@ def stop_supervisor() -> None:
         os.kill(parent.pid, signal.SIGTERM)
 
 
-app = _default_app()
+def __getattr__(name: str) -> FastAPI:
+    """`uvicorn app.main:app` asks for `app`: the default app is built then, once, and not when
+    the module is imported (tests and tools import the factory without building anything)."""
+    if name != "app":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    built = globals()["app"] = _default_app()
+    return built

@@ -1,7 +1,7 @@
 """A snippet's class page at 100,000 attempts: p50/p99 of the page, its JSON and the class page.
 
 300 learners (240 in class BENCH, 60 in OTHER) drill one snippet over 30 days. Attempt rows and
-class counters are written the way `Store._write_attempts` writes them, in batches of 500; learner
+class counters are written the way `Store.commit` writes them (app/learn/recording.py), in batches of 500; learner
 memory (FSRS, 3–5 ms per attempt, not read by class figures except the due counts) is kept for the
 first 2,000 attempts only, so the history takes a minute rather than eight. The plain recount from
 every attempt row (what the counters replace) is timed too.
@@ -30,6 +30,7 @@ from app.classes.tables import pending  # noqa: E402
 from app.engine.score import score  # noqa: E402
 from app.learn.drills import random_drill  # noqa: E402
 from app.learn.feedback import Result  # noqa: E402
+from app.learn.recording import insert_attempts  # noqa: E402
 from app.main import create_app  # noqa: E402
 from app.memory import identity  # noqa: E402
 from app.memory.record import attempt_record  # noqa: E402
@@ -83,10 +84,10 @@ def _answer(hole, weak: set, rng: random.Random) -> str:
 
 
 def _write(store, batch: list, memory: bool) -> None:
-    """`Store._write_attempts`, with learner memory only when asked."""
+    """`Store.commit`, with learner memory only when asked."""
     with store.engine.begin() as db:
         codes = class_codes(db, (r.learner for _, r, _ in batch))
-        store._insert_attempts(db, batch, codes)
+        insert_attempts(db, batch, codes)
         if memory:
             apply_attempts(db, batch)
         db.execute(insert(pending), [{"attempt_id": i} for i, _, _ in batch])

@@ -51,11 +51,11 @@ def history(app, learner: str, count: int, rng: random.Random) -> float:
         batch.append((rng.randrange(1, 2**62), record, start + timedelta(seconds=n * 60 * 60 * 24 * 60 / count)))
         if len(batch) == 50:
             began = time.perf_counter()
-            store._write_attempts(batch)
+            store.commit(batch)
             spent += time.perf_counter() - began
             batch = []
     if batch:
-        store._write_attempts(batch)
+        store.commit(batch)
     return spent
 
 

@@ -24,10 +24,11 @@ sys.path.insert(0, str(ROOT))
 from sqlalchemy import insert  # noqa: E402
 
 from app.classes.fold import fold  # noqa: E402
-from app.db.store import Store, make_engine  # noqa: E402
+from app.db.store import make_engine  # noqa: E402
 from app.engine.score import score  # noqa: E402
 from app.learn.drills import random_drill  # noqa: E402
 from app.learn.feedback import Result  # noqa: E402
+from app.learn.recording import attempt_store  # noqa: E402
 from app.memory.record import attempt_record  # noqa: E402
 from app.memory.tables import learners  # noqa: E402
 from app.snippets.library import SnippetLibrary  # noqa: E402
@@ -48,7 +49,7 @@ def records(learner_ids: list[str], count: int) -> list:
 
 def cpu_ms_per_attempt(size: int, batches: int) -> float:
     with tempfile.TemporaryDirectory() as data:
-        store = Store(f"sqlite:///{data}/bench.db")
+        store = attempt_store(f"sqlite:///{data}/bench.db")
         ids = [f"{n:032x}" for n in range(size)]
         with store.engine.begin() as db:
             now = datetime.now(UTC)
@@ -59,11 +60,11 @@ def cpu_ms_per_attempt(size: int, batches: int) -> float:
             return [(rng.randrange(1, 2**62), r, at + timedelta(seconds=k)) for r in made[k * size : (k + 1) * size]]
 
         for k in range(20):  # every learner returning, with memory rows to update
-            store._write_attempts(batch(k))
+            store.commit(batch(k))
         fold(store.engine)
         started = time.process_time()
         for k in range(20, 20 + batches):
-            store._write_attempts(batch(k))
+            store.commit(batch(k))
         spent = time.process_time() - started
         started = time.process_time()
         fold(store.engine)

@@ -4,6 +4,9 @@ import re
 import subprocess
 import sys
 
+from sqlalchemy import select
+
+from app.db.tables import attempts, responses
 from app.learn.drills import fixed_drill, parse_kinds, random_drill
 from app.settings import PROJECT_DIR
 
@@ -72,3 +75,19 @@ assert value == 0, "value 应为 0"
 def run_python(*args: str) -> subprocess.CompletedProcess:
     """`python *args` in the project's directory (a benchmark's short run), its output kept."""
     return subprocess.run([sys.executable, *args], cwd=PROJECT_DIR, capture_output=True, text=True, timeout=300)
+
+
+def attempts_of(store, learner: str, snippet_id: str | None = None, limit: int = 50) -> list[dict]:
+    """A learner's stored attempts, newest first, as plain dicts."""
+    query = select(attempts).where(attempts.c.learner == learner)
+    if snippet_id:
+        query = query.where(attempts.c.snippet_id == snippet_id)
+    with store.engine.connect() as db:
+        return [dict(r._mapping) for r in db.execute(query.order_by(attempts.c.id.desc()).limit(limit))]
+
+
+def responses_of(store, attempt_id: int) -> list[dict]:
+    """An attempt's stored short answers, by question."""
+    query = select(responses).where(responses.c.attempt_id == attempt_id).order_by(responses.c.question)
+    with store.engine.connect() as db:
+        return [dict(r._mapping) for r in db.execute(query)]

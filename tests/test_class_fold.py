@@ -14,7 +14,8 @@ from app.classes.counts import count_attempts
 from app.classes.fold import CHUNK, Folder, fold
 from app.classes.tables import activity, answers, pending, spans
 from app.db.store import Store, make_engine
-from app.memory import forget
+from app.learn import forgetting
+from app.learn.recording import attempt_store, learners_in
 from app.memory.tables import learners
 from tests.test_memory_batches import LEARNERS, made_records
 
@@ -28,7 +29,7 @@ def _items(count: int) -> list:
 
 
 def _store(url: str) -> Store:
-    store = Store(url)
+    store = attempt_store(url)
     with store.engine.begin() as db:
         now = datetime.now(UTC)
         db.execute(insert(learners), [{"id": i, "class_code": c, "created_at": now} for i, c in CLASSES.items()])
@@ -76,7 +77,7 @@ def test_a_fold_counts_every_written_attempt_as_the_writer_counted_it(database_u
     store = _store(database_url)
     try:
         for k in range(0, len(items), 7):
-            store._write_attempts(items[k : k + 7])
+            store.commit(items[k : k + 7])
         assert _counters(store.engine)["class_spans"] == []  # nothing counted before a read
         fold(store.engine)
         folded = _counters(store.engine)
@@ -97,7 +98,7 @@ def test_two_workers_folding_at_once_count_each_attempt_once(database_url, secon
     engines = [make_engine(database_url) for _ in range(2)]  # two workers' own connections
     try:
         for k in range(0, len(items), 50):
-            store._write_attempts(items[k : k + 50])
+            store.commit(items[k : k + 50])
         start = threading.Barrier(2)
 
         def worker(engine):
@@ -121,9 +122,9 @@ def test_a_deleted_history_keeps_what_its_attempts_added_to_the_class(database_u
     items = _items(30)
     store = _store(database_url)
     try:
-        store._write_attempts(items)
+        store.commit(items)
         with store.engine.begin() as db:  # deleted before any read folded its attempts
-            forget.history(db, LEARNERS[0])
+            forgetting.history(db, LEARNERS[0])
         fold(store.engine)
         folded = _counters(store.engine)
     finally:
@@ -137,9 +138,9 @@ def test_the_background_folder_counts_what_was_written_a_few_seconds_later(tmp_p
     items = _items(20)
     store = _store(url)
     folder = Folder(store.engine, seconds=1.0)
-    store.on_written = lambda learners: folder.wrote(learners)
+    store.on_written = lambda batch: folder.wrote(learners_in(batch))
     try:
-        store._write_attempts(items)
+        store.commit(items)
         pending_now = _pending(store.engine)
         deadline = time.monotonic() + 60
         while _pending(store.engine) and time.monotonic() < deadline:

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import func, select
 
 from app.classes.tables import alternatives, classes
-from app.db.store import AttemptRecord
+from app.db.records import AttemptRecord
 from app.db.tables import attempts
 from app.main import create_app
 from app.memory.export import csv_cell

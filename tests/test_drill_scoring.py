@@ -11,7 +11,7 @@ from app.engine.score import Hole, is_match, score
 from app.main import create_app
 from app.settings import Settings
 from tests.conftest import copy_snippets
-from tests.helpers import drill_form, right_answers
+from tests.helpers import attempts_of, drill_form, right_answers
 from tests.site_client import SiteClient
 
 JSON = {"accept": "application/json"}
@@ -86,7 +86,7 @@ def test_revealed_blanks_are_marked_revealed_and_stored_so(client):
     html = post(client, "mlm-online-softmax", form, **{"HX-Request": "true"}).text
     marks = json.loads(unescape(re.search(r'data-marks="([^"]*)"', html).group(1)))
     assert marks == {keys[0]: ["revealed"], keys[2]: ["revealed"]}
-    rows = client.app.state.store.attempts_of(learner_of(client), "mlm-online-softmax")
+    rows = attempts_of(client.app.state.store, learner_of(client), "mlm-online-softmax")
     assert rows[0]["results"][keys[0]] is False and rows[0]["results"][keys[1]] is True
     assert {b["key"]: b["state"] for b in rows[0]["blanks"]}[keys[0]] == "revealed"
 
@@ -107,7 +107,7 @@ def test_the_attempt_record_carries_unit_kinds_states_and_ranges(client):
     form[keys[0]] = "wrong_thing"
     form[keys[1]] = ""
     assert post(client, "mlm-flash-forward", form).status_code == 200
-    row = client.app.state.store.attempts_of(learner_of(client), "mlm-flash-forward")[0]
+    row = attempts_of(client.app.state.store, learner_of(client), "mlm-flash-forward")[0]
     assert row["unit"] == "span" and row["kinds"] == "names,operators"
     states = {b["key"]: b["state"] for b in row["blanks"]}
     assert states[keys[0]] == "wrong" and states[keys[1]] == "empty"
@@ -230,7 +230,7 @@ def test_a_bad_unit_or_kind_is_a_clear_422(client, query, says):
     page = client.get(f"/s/mlm-online-softmax/drill?rate=20&seed=1&{query}")
     assert page.status_code == 422 and says in page.text
     form = {**drill_form(client.app, "mlm-online-softmax", 20, 1), **dict([query.split("=")])}
-    before = len(client.app.state.store.attempts_of(client.cookies.get("cc_learner") or "-"))
+    before = len(attempts_of(client.app.state.store, client.cookies.get("cc_learner") or "-"))
     submitted = post(client, "mlm-online-softmax", form)
     assert submitted.status_code == 422 and says in submitted.text
-    assert len(client.app.state.store.attempts_of(client.cookies.get("cc_learner") or "-")) == before
+    assert len(attempts_of(client.app.state.store, client.cookies.get("cc_learner") or "-")) == before

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 import pytest
 from sqlalchemy import func, select
 
-from app.db.store import attempts
+from app.db.tables import attempts
 from app.main import create_app
 from app.settings import Settings
 from tests.helpers import drill_form

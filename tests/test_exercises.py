@@ -2,7 +2,7 @@
 
 import re
 
-from tests.helpers import EXERCISES, input_names, right_answers
+from tests.helpers import EXERCISES, input_names, responses_of, right_answers
 
 
 def submit(client, snippet_id, answers, **extra):
@@ -66,7 +66,7 @@ def test_questions_show_the_reference_beside_the_learners_text_and_store_a_ratin
         f"/attempts/{attempt}/rating", data={"question": "0", "rating": "good"}, headers={"HX-Request": "true"}
     )
     assert rated.status_code == 200 and "良好" in rated.text
-    stored = client.app.state.store.responses_of(attempt)
+    stored = responses_of(client.app.state.store, attempt)
     assert [(r["question"], r["text"], r["rating"]) for r in stored] == [(0, "因为 S 是 N×N 的", "good"), (1, "", None)]
 
 

@@ -12,8 +12,10 @@ import pytest
 from fsrs.scheduler import DEFAULT_PARAMETERS
 from sqlalchemy import select
 
-from app.db.store import AttemptRecord, Store
+from app.db.records import AttemptRecord
+from app.db.store import Store
 from app.engine.tokens import eligible_spans
+from app.learn.recording import attempt_store
 from app.memory.fitting import Fitter, needs_fit, review_logs
 from app.memory.identity import Identity
 from app.memory.learner_model import learner_model
@@ -53,14 +55,14 @@ def write_history(store: Store, code: str, version: str, days: int, per_day: int
             blanks=blanks,
             code=code,
         )
-        store._write_attempts([(day + 1, record, start + timedelta(days=day))])
+        store.commit([(day + 1, record, start + timedelta(days=day))])
     return days * per_day
 
 
 @pytest.mark.server
 def test_fitting_runs_after_the_response_in_another_process_and_drives_the_learner(tmp_path, main_app):
     snippet = main_app.state.library.get(SNIPPET)
-    store = Store(f"sqlite:///{tmp_path / 'codecloze.db'}")
+    store = attempt_store(f"sqlite:///{tmp_path / 'codecloze.db'}")
     written = write_history(store, snippet.code, snippet.version, days=24, per_day=26)
     with store.engine.connect() as db:
         assert len(review_logs(db, LEARNER)) == written and learner_model(db, LEARNER).reviews == written
@@ -77,7 +79,7 @@ def test_fitting_runs_after_the_response_in_another_process_and_drives_the_learn
         with urllib.request.urlopen(request, timeout=30) as response:
             assert response.status == 200
         answered, answered_at = time.monotonic() - started, datetime.now(UTC)
-        store = Store(f"sqlite:///{tmp_path / 'codecloze.db'}")
+        store = attempt_store(f"sqlite:///{tmp_path / 'codecloze.db'}")
         try:
             deadline, row = time.monotonic() + 900, None  # a fit takes minutes on a loaded machine
             while time.monotonic() < deadline:
@@ -106,7 +108,7 @@ def _nice(pid: int) -> int | None:
 
 def test_the_fitting_process_runs_at_the_lowest_cpu_priority(tmp_path):
     """A fit is background work: on a busy host every learner's request and job goes first."""
-    store = Store(f"sqlite:///{tmp_path / 'codecloze.db'}")
+    store = attempt_store(f"sqlite:///{tmp_path / 'codecloze.db'}")
     library = SnippetLibrary()
     library.load_dir(Path(__file__).resolve().parent.parent / "snippets")
     snippet = library.get(SNIPPET)

@@ -10,11 +10,11 @@ from sqlalchemy import insert, select
 
 from app.classes.fold import fold
 from app.classes.tables import activity, answers, spans
-from app.db.store import Store
 from app.db.tables import attempts
 from app.engine.score import score
 from app.learn.drills import random_drill
 from app.learn.feedback import Result
+from app.learn.recording import attempt_store
 from app.memory.record import attempt_record
 from app.memory.tables import cards, learners, models, tokens
 from app.settings import PROJECT_DIR
@@ -42,7 +42,7 @@ def made_records(count: int) -> list:
 
 
 def written(url: str, batches: list[list]) -> dict:
-    store = Store(url)
+    store = attempt_store(url)
     try:
         with store.engine.begin() as db:
             now = datetime.now(UTC)
@@ -51,7 +51,7 @@ def written(url: str, batches: list[list]) -> dict:
                 [{"id": i, "class_code": c, "created_at": now} for i, c in zip(LEARNERS, ("k1", "k1", None))],
             )
         for batch in batches:
-            store._write_attempts(batch)
+            store.commit(batch)
         fold(store.engine)  # the class counters as the first read sees them
         with store.engine.connect() as db:
             return {t.name: sorted(tuple(r) for r in db.execute(select(t))) for t in TABLES}

@@ -7,12 +7,13 @@ from itsdangerous import Signer
 
 from app.main import create_app
 from app.settings import Settings
+from tests.helpers import attempts_of as stored_attempts
 from tests.memory_helpers import learner_of, practise, send_cookie
 from tests.site_client import SiteClient
 
 
 def attempts_of(client, learner):
-    return client.app.state.store.attempts_of(learner)
+    return stored_attempts(client.app.state.store, learner)
 
 
 def test_a_submission_gets_a_signed_id_that_carries_over(client):

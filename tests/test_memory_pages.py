@@ -8,6 +8,7 @@ from sqlalchemy import update
 
 from app.memory.summary import due_list, end_of_today
 from app.memory.tables import cards
+from tests.helpers import attempts_of
 from tests.memory_helpers import SNIPPET, card_row, learner_of, practise
 
 
@@ -99,9 +100,9 @@ def test_deleting_history_needs_confirmation_and_removes_everything(client):
     learner = learner_of(client)
     response = client.post("/me/delete", data={})
     assert response.status_code == 422 and "确认" in response.text
-    assert len(client.app.state.store.attempts_of(learner)) == 1
+    assert len(attempts_of(client.app.state.store, learner)) == 1
     assert client.post("/me/delete", data={"confirm": "yes"}, follow_redirects=False).status_code == 303
-    assert client.app.state.store.attempts_of(learner) == [] and card_row(client) is None
+    assert attempts_of(client.app.state.store, learner) == [] and card_row(client) is None
     assert client.get("/me", headers={"accept": "application/json"}).json()["snippets"] == []
     assert learner_of(client) == learner  # the id stays; only the history is gone
 

@@ -6,9 +6,9 @@ from datetime import UTC, datetime, timedelta
 from fsrs import Rating
 from sqlalchemy import select
 
-from app.db.store import attempts
+from app.db.tables import attempts
 from app.memory.schedule import snippet_rating
-from tests.helpers import right_answers
+from tests.helpers import responses_of, right_answers
 from tests.memory_helpers import card_row, learner_of, practise, token_rows
 
 
@@ -135,7 +135,7 @@ def test_self_rating_of_a_question_reviews_its_own_card(client):
     assert client.post(f"/attempts/{attempt}/rating", data={"question": "1", "rating": "easy"}).status_code == 200
     again = card_row(client, "ex5-flash-backward", "q1")
     assert again.attempts == card.attempts and again.due == card.due
-    assert client.app.state.store.responses_of(attempt)[1]["rating"] == "easy"
+    assert responses_of(client.app.state.store, attempt)[1]["rating"] == "easy"
 
 
 def test_incremental_memory_equals_a_replay_of_the_stored_history(client):

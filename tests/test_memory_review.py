@@ -4,15 +4,16 @@ import asyncio
 import random
 from datetime import UTC, datetime, timedelta
 
+from app.db.records import AttemptRecord
 from app.db.snippet_rows import SnippetRows
-from app.db.store import AttemptRecord, Store
 from app.engine.mask import blank_count, random_mask
 from app.engine.tokens import candidate_spans, eligible_spans
+from app.learn.recording import attempt_store, record_attempt
 from app.memory.review import FRESH_SHARE, decode, review_mask
 from app.memory.schedule import SCHEDULER, new_card, retrievability
 from app.memory.state import TokenMemory
 from app.memory.versions import version_map
-from tests.helpers import input_names
+from tests.helpers import attempts_of, input_names
 from tests.memory_helpers import SNIPPET, practise, token_rows
 
 NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)
@@ -85,8 +86,8 @@ def test_a_review_submission_is_scored_and_stored_as_a_review(client):
     assert f"<strong>{len(answers)} / {len(answers)}</strong>" in html
     modes = {
         r["mode"]
-        for r in client.app.state.store.attempts_of(
-            client.app.state.identity.learner_from(client.cookies.get("cc_learner"))
+        for r in attempts_of(
+            client.app.state.store, client.app.state.identity.learner_from(client.cookies.get("cc_learner"))
         )
     }
     assert modes == {"random", "review"}
@@ -121,7 +122,7 @@ def toy(code: str) -> str:
 
 
 def test_an_edit_carries_memory_to_the_new_version(tmp_path):
-    store = Store(f"sqlite:///{tmp_path / 'db.sqlite'}")
+    store = attempt_store(f"sqlite:///{tmp_path / 'db.sqlite'}")
     rows = SnippetRows(store.engine)  # every version served is archived: memory reads old code there
     rows.keep_version("toy", "v1", toy(EDITED_V1))
     rows.keep_version("toy", "v2", toy(EDITED_V2))
@@ -133,7 +134,8 @@ def test_an_edit_carries_memory_to_the_new_version(tmp_path):
                 {"span": i, "key": f"s{i}", "expected": texts[i], "given": "?", "state": s} for i, s in states.items()
             )
             asyncio.run(
-                store.record_attempt(
+                record_attempt(
+                    store,
                     AttemptRecord(
                         "a" * 32,
                         "toy",
@@ -144,7 +146,7 @@ def test_an_edit_carries_memory_to_the_new_version(tmp_path):
                         {b["key"]: b["state"] == "right" for b in blanks},
                         blanks=blanks,
                         code=code,
-                    )
+                    ),
                 )
             )
 

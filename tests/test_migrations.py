@@ -12,6 +12,7 @@ from app.db import migrate
 from app.main import create_app
 from app.settings import Settings
 from app.snippets.parse import version_of
+from tests.helpers import attempts_of
 from tests.site_client import SiteClient
 from tests.teach_helpers import TOKEN, snippet_text
 
@@ -80,7 +81,7 @@ def test_an_older_install_keeps_what_it_confirmed_and_drops_what_it_did_not(tmp_
         assert "Confirmed" in client.get("/s/square").text  # published, at the version the index confirmed
         assert client.get("/api/snippets/never", headers=BEARER).status_code == 404
         assert not (data_dir / "snippets" / ".square.md.abc.tmp").exists()
-        assert client.app.state.store.attempts_of("learner0000000000")[0]["id"] == 5
+        assert attempts_of(client.app.state.store, "learner0000000000")[0]["id"] == 5
     engine = create_engine(f"sqlite:///{data_dir / 'codecloze.db'}")
     assert migrate.current(engine) == migrate.head()
     with SiteClient(create_app(settings_for(data_dir))) as again:  # a second start changes nothing

@@ -3,7 +3,7 @@ import re
 from html import unescape
 
 from app.engine.tokens import eligible_spans
-from tests.helpers import EXERCISES, drill_form, input_names, right_answers
+from tests.helpers import EXERCISES, attempts_of, drill_form, input_names, right_answers
 from tests.site_client import SiteClient
 
 
@@ -150,7 +150,7 @@ def test_attempts_are_stored_with_their_version(client):
     form = drill_form(client.app, "mlm-online-softmax", 20, 77)
     response = client.post("/s/mlm-online-softmax/drill", data=form)
     learner = client.app.state.identity.learner_from(response.cookies.get("cc_learner"))
-    rows = client.app.state.store.attempts_of(learner)
+    rows = attempts_of(client.app.state.store, learner)
     assert rows[0]["snippet_id"] == "mlm-online-softmax" and rows[0]["version"] == form["version"]
     assert rows[0]["correct"] == rows[0]["total"] == len(form) - 3 and rows[0]["seed"] == 77
 

@@ -7,8 +7,12 @@ from sqlalchemy import func, select
 
 from app.db import migrate
 from app.db.commit import NotStored
+from app.db.records import AttemptRecord
 from app.db.snippet_rows import SnippetRows
-from app.db.store import AttemptRecord, Store, attempts
+from app.db.store import Store
+from app.db.tables import attempts
+from app.learn.recording import attempt_store, rate_response, record_attempt
+from tests.helpers import attempts_of, responses_of
 
 pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning")
 
@@ -21,7 +25,7 @@ def record(learner: str = "a" * 32, seed: int = 1, **extra) -> AttemptRecord:
 
 @pytest.fixture
 def store(database_url):
-    store = Store(database_url)
+    store = attempt_store(database_url)
     yield store
     store.close()
 
@@ -39,17 +43,17 @@ def test_migrations_reach_head_and_a_second_start_changes_nothing(store):
 
 def test_concurrent_attempts_are_each_stored_once_their_call_returns(store):
     async def many():
-        return await asyncio.gather(*(store.record_attempt(record(seed=i)) for i in range(200)))
+        return await asyncio.gather(*(record_attempt(store, record(seed=i)) for i in range(200)))
 
     ids = asyncio.run(many())
     assert len(set(ids)) == 200 and count(store) == 200
-    assert store.attempts_of("a" * 32, limit=500)[0]["seed"] in range(200)
+    assert attempts_of(store, "a" * 32, limit=500)[0]["seed"] in range(200)
 
 
 def test_one_row_the_database_refuses_does_not_take_the_others_with_it(store):
     async def mixed():
         return await asyncio.gather(
-            *(store.record_attempt(record(seed=2**70 if i == 3 else i)) for i in range(8)), return_exceptions=True
+            *(record_attempt(store, record(seed=2**70 if i == 3 else i)) for i in range(8)), return_exceptions=True
         )
 
     results = asyncio.run(mixed())
@@ -59,16 +63,16 @@ def test_one_row_the_database_refuses_does_not_take_the_others_with_it(store):
 
 
 def test_seeds_up_to_the_largest_mask_seed_are_kept(store):
-    asyncio.run(store.record_attempt(record(seed=2**53 - 1)))
-    assert store.attempts_of("a" * 32)[0]["seed"] == 2**53 - 1
+    asyncio.run(record_attempt(store, record(seed=2**53 - 1)))
+    assert attempts_of(store, "a" * 32)[0]["seed"] == 2**53 - 1
 
 
 def test_short_answer_ratings_belong_to_their_learner(store):
-    attempt = asyncio.run(store.record_attempt(record(answers={0: "因为溢出"})))
-    assert not store.rate_response(attempt, "b" * 32, 0, "good")
-    assert not store.rate_response(2**63 + 1, "a" * 32, 0, "good")
-    assert store.rate_response(attempt, "a" * 32, 0, "good")
-    assert store.responses_of(attempt)[0]["rating"] == "good"
+    attempt = asyncio.run(record_attempt(store, record(answers={0: "因为溢出"})))
+    assert not rate_response(store.engine, attempt, "b" * 32, 0, "good")
+    assert not rate_response(store.engine, 2**63 + 1, "a" * 32, 0, "good")
+    assert rate_response(store.engine, attempt, "a" * 32, 0, "good")
+    assert responses_of(store, attempt)[0]["rating"] == "good"
 
 
 def test_snippet_versions_and_publish_state(store):

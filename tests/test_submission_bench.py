@@ -19,7 +19,7 @@ def test_a_short_profile_of_token_scored_submissions_names_the_writer(tmp_path):
     raw = tmp_path / "stacks.txt"
     out = run_python("bench/submission_profile.py", "--seconds", "2", "--raw", str(raw))
     assert out.returncode == 0, out.stderr[-2000:]
-    assert "web process CPU" in out.stdout and "Store._write_attempts" in out.stdout
+    assert "web process CPU" in out.stdout and "Store.commit" in out.stdout
     assert "by thread: event loop" in out.stdout
     assert "HTTP floor (the same bodies to the static twin)" in out.stdout, out.stdout
     assert "| own % |" in top(raw) and len(bodies(3)) == 3

@@ -9,9 +9,9 @@ from app.engine.mask import RATE_MAX, RATE_MIN, SEED_MAX, random_mask
 from app.engine.score import Hole
 from app.engine.tokens import DEFAULT_KINDS, KINDS, eligible_spans
 from app.engine.units import UNITS, line_mask, line_pieces, span_mask
+from app.errors import UserError
 from app.i18n import _
 from app.snippets.model import Snippet
-from app.web.errors import UserError
 
 DEFAULT_RATE = 15  # BERT's masking rate
 DEFAULT_UNIT = "token"
@@ -158,7 +158,6 @@ def parse_rate(raw: str | None) -> int:
     rate = whole_number(raw.strip().removesuffix("%"), 3)
     if rate is None:
         raise UserError(
-            422,
             _(
                 "挖空率必须是 %(lo)s 到 %(hi)s 之间的整数（百分比），收到的是 “%(raw)s”。",
                 lo=RATE_MIN,
@@ -168,7 +167,7 @@ def parse_rate(raw: str | None) -> int:
         )
     if not RATE_MIN <= rate <= RATE_MAX:
         raise UserError(
-            422, _("挖空率必须在 %(lo)s%% 到 %(hi)s%% 之间，收到的是 %(rate)s%%。", lo=RATE_MIN, hi=RATE_MAX, rate=rate)
+            _("挖空率必须在 %(lo)s%% 到 %(hi)s%% 之间，收到的是 %(rate)s%%。", lo=RATE_MIN, hi=RATE_MAX, rate=rate)
         )
     return rate
 
@@ -177,9 +176,9 @@ def parse_seed(raw: str) -> int:
     text = raw.strip()
     seed = whole_number(text.removeprefix("-"), len(str(SEED_MAX)))
     if seed is None and not _DIGITS.match(text.removeprefix("-")):
-        raise UserError(422, _("seed 必须是整数，收到的是 “%(raw)s”。", raw=raw[:40]))
+        raise UserError(_("seed 必须是整数，收到的是 “%(raw)s”。", raw=raw[:40]))
     if seed is None or text.startswith("-") or seed > SEED_MAX:
-        raise UserError(422, _("seed 必须在 0 到 %(max)s 之间。", max=SEED_MAX))
+        raise UserError(_("seed 必须在 0 到 %(max)s 之间。", max=SEED_MAX))
     return seed
 
 
@@ -197,7 +196,7 @@ def parse_unit(raw: str | None) -> str:
     if raw is None or raw == "":
         return DEFAULT_UNIT
     if raw.strip() not in UNITS:
-        raise UserError(422, _("挖空单位必须是 token、span 或 line 之一，收到的是 “%(raw)s”。", raw=raw[:40]))
+        raise UserError(_("挖空单位必须是 token、span 或 line 之一，收到的是 “%(raw)s”。", raw=raw[:40]))
     return raw.strip()
 
 
@@ -209,7 +208,6 @@ def parse_kinds(raw: str | None) -> tuple[str, ...]:
     unknown = sorted(asked - set(KINDS))
     if unknown or not asked:
         raise UserError(
-            422,
             _(
                 "挖空种类只能是 names、literals、operators、punctuation、annotations、docstrings、"
                 "messages 的组合（逗号分隔），收到的是 “%(raw)s”。",
@@ -228,5 +226,5 @@ def revealed_keys(holes: tuple[Hole, ...], fields: dict[str, str]) -> frozenset[
     keys = frozenset(k.strip() for k in raw.split(",") if k.strip())
     foreign = sorted(keys - {h.key for h in holes})
     if foreign:
-        raise UserError(422, _("“revealed” 里有不属于这次遮盖的空：%(keys)s。", keys=", ".join(foreign[:10])[:200]))
+        raise UserError(_("“revealed” 里有不属于这次遮盖的空：%(keys)s。", keys=", ".join(foreign[:10])[:200]))
     return keys

@@ -1,9 +1,9 @@
 """Running completed code in the sandbox, and what its verdict means to a learner."""
 
+from app.errors import Busy
 from app.i18n import _
 from app.snippets.jobs import job_for
 from app.snippets.model import Snippet
-from app.web.errors import UserError
 
 
 async def execute(
@@ -19,6 +19,6 @@ async def execute(
     try:
         return await sandbox.run(job_for(snippet, code), owner=owner, address=address, new_owner=new_owner)
     except SandboxBusy:
-        raise UserError(503, _("服务器正忙，请几秒后重试。"), detail=["retry-after"]) from None
+        raise Busy(_("服务器正忙，请几秒后重试。")) from None
     except SandboxUnavailable:
-        raise UserError(503, _("代码运行环境暂时不可用，请稍后重试。"), detail=["retry-after"]) from None
+        raise Busy(_("代码运行环境暂时不可用，请稍后重试。")) from None

@@ -19,6 +19,7 @@ from app.learn.credit import credited
 from app.learn.drills import Drill, revealed_keys
 from app.learn.execution import execute
 from app.learn.feedback import Result
+from app.learn.recording import record_attempt
 from app.memory import reveals
 from app.memory.record import attempt_record
 from app.observability import Stopwatch
@@ -64,7 +65,7 @@ async def grade(
     run = await clock.wait("sandbox", _run(drill, answers, submitter, services))
     result = Result(tuple(verdicts), run, None, responses, credited=_credit(drill, verdicts, run, services))
     try:
-        attempt_id = await services.store.record_attempt(attempt_record(submitter.learner, drill, result, fields))
+        attempt_id = await record_attempt(services.store, attempt_record(submitter.learner, drill, result, fields))
     except NotStored:
         return replace(result, saved=False)  # scored, shown, and said so: nothing pretends it was kept
     if kept:

@@ -3,9 +3,10 @@
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, Response
 
-from app.teach.publishing import Outcome, changeable_or_403, report_json, submit, summary, uploaded_or_404
+from app.errors import Unsupported
+from app.teach import publishing
+from app.teach.publishing import Outcome, report_json
 from app.web import deps
-from app.web.errors import UserError
 from app.web.forms import content_type, limited_body
 
 from ..i18n import _
@@ -19,31 +20,33 @@ router = APIRouter(prefix="/api", dependencies=[Depends(deps.api_teacher)], tags
 def _outcome(request: Request, outcome: Outcome, created: bool) -> JSONResponse:
     body = {"saved": outcome.saved is not None, **report_json(outcome.report)}
     if outcome.saved:
-        body["snippet"] = summary(request, outcome.saved)
+        body["snippet"] = publishing.summary(deps.catalog(request), outcome.saved)
         return JSONResponse(body, status_code=201 if created else 200)
     return JSONResponse(body, status_code=422)
 
 
 async def _body(request: Request) -> bytes:
     if content_type(request) not in ("", "text/markdown", "text/plain", "application/octet-stream"):
-        raise UserError(415, _("请以 text/markdown 上传片段文件本身。"))
+        raise Unsupported(_("请以 text/markdown 上传片段文件本身。"))
     # One byte over the file limit is enough to tell the file is too large.
     return await limited_body(request, MAX_BYTES + 1, too_large_message())
 
 
 @router.get("/snippets", summary="List every snippet with its status")
 async def list_snippets(request: Request) -> list[dict]:
-    return [summary(request, s) for s in deps.library(request).all(include_hidden=True)]
+    return [publishing.summary(deps.catalog(request), s) for s in deps.library(request).all(include_hidden=True)]
 
 
 @router.get("/snippets/{snippet_id}", summary="One snippet's metadata")
 async def get_snippet(request: Request, snippet_id: str) -> dict:
-    return summary(request, uploaded_or_404(request, snippet_id))
+    return publishing.summary(deps.catalog(request), publishing.existing(deps.teaching(request), snippet_id))
 
 
 @router.get("/snippets/{snippet_id}/file", summary="Download the file, byte for byte as uploaded")
 async def get_file(request: Request, snippet_id: str) -> Response:
-    return Response(uploaded_or_404(request, snippet_id).source.encode("utf-8"), media_type="text/markdown")
+    return Response(
+        publishing.existing(deps.teaching(request), snippet_id).source.encode("utf-8"), media_type="text/markdown"
+    )
 
 
 @router.put(
@@ -55,27 +58,29 @@ async def put_snippet(request: Request, snippet_id: str) -> JSONResponse:
     data = await _body(request)
     exists = deps.library(request).get(snippet_id) is not None
     if exists:
-        changeable_or_403(request, snippet_id)
-    return _outcome(request, await submit(request, data, snippet_id, editing=exists), created=not exists)
+        publishing.changeable(deps.teaching(request), snippet_id)
+    return _outcome(
+        request, await publishing.submit(deps.teaching(request), data, snippet_id, editing=exists), created=not exists
+    )
 
 
 @router.post("/snippets/{snippet_id}/publish", summary="Show to learners")
 async def publish(request: Request, snippet_id: str) -> dict:
-    snippet = changeable_or_403(request, snippet_id)
+    snippet = publishing.changeable(deps.teaching(request), snippet_id)
     deps.catalog(request).set_published(snippet, True)
-    return summary(request, snippet)
+    return publishing.summary(deps.catalog(request), snippet)
 
 
 @router.post("/snippets/{snippet_id}/unpublish", summary="Hide from learners")
 async def unpublish(request: Request, snippet_id: str) -> dict:
-    snippet = changeable_or_403(request, snippet_id)
+    snippet = publishing.changeable(deps.teaching(request), snippet_id)
     deps.catalog(request).set_published(snippet, False)
-    return summary(request, snippet)
+    return publishing.summary(deps.catalog(request), snippet)
 
 
 @router.delete("/snippets/{snippet_id}", summary="Delete (past attempts keep their version)")
 async def delete(request: Request, snippet_id: str) -> dict:
-    changeable_or_403(request, snippet_id)
+    publishing.changeable(deps.teaching(request), snippet_id)
     deps.catalog(request).delete(snippet_id)
     return {"deleted": snippet_id}
 
@@ -86,7 +91,7 @@ async def delete(request: Request, snippet_id: str) -> dict:
     summary="Start the current version's check-strength analysis in the background",
 )
 async def strength(request: Request, snippet_id: str) -> dict:
-    snippet = uploaded_or_404(request, snippet_id)
+    snippet = publishing.existing(deps.teaching(request), snippet_id)
     jobs = request.app.state.strength_jobs
     job_id = jobs.start(snippet, deps.sandbox_or_503(request), deps.store(request).engine)
     return {
@@ -100,7 +105,7 @@ async def strength(request: Request, snippet_id: str) -> dict:
     summary="Check strength of a version: progress, then every position (caught, weak, blind, untested)",
 )
 async def strength_report(request: Request, snippet_id: str, v: str | None = None) -> dict:
-    snippet = uploaded_or_404(request, snippet_id)
+    snippet = publishing.existing(deps.teaching(request), snippet_id)
     version = v or snippet.version
     jobs = request.app.state.strength_jobs
     job_id = jobs.running(snippet.id, version)

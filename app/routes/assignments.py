@@ -3,10 +3,10 @@
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 
-from app.teach.auth import teacher_label
+from app.errors import NotFound, Unsupported
 from app.web import deps
-from app.web.errors import UserError
 from app.web.forms import content_type, limited_body
+from app.web.teacher_auth import teacher_label
 
 from ..classes import assignments, roster
 from ..i18n import _
@@ -19,7 +19,7 @@ BODY_BYTES = 4096
 
 def _class_or_404(db, code: str) -> None:
     if not roster.CODE.match(code) or not roster.exists(db, code):
-        raise UserError(404, _("没有班级代码 “%(code)s”。", code=code[:32]))
+        raise NotFound(_("没有班级代码 “%(code)s”。", code=code[:32]))
 
 
 def board(db, code: str, library) -> dict:
@@ -62,7 +62,7 @@ async def assign(request: Request, code: str) -> Response:
 @api.post("/classes/{code}/assignments", status_code=201, summary="Assign a snippet to a class")
 async def assign_json(request: Request, code: str) -> JSONResponse:
     if content_type(request) != "application/json":
-        raise UserError(415, _("请以 JSON（application/json）提交。"))
+        raise Unsupported(_("请以 JSON（application/json）提交。"))
     fields = setting.json_fields(await limited_body(request, BODY_BYTES))
     with deps.store(request).engine.begin() as db:
         _class_or_404(db, code)

@@ -3,10 +3,10 @@
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from app.db.store import RATINGS
+from app.errors import NotFound, UserError
 from app.learn.drills import whole_number
+from app.learn.recording import RATINGS, rate_response
 from app.web import deps
-from app.web.errors import UserError
 from app.web.forms import read_fields
 from app.web.templating import render
 
@@ -20,12 +20,12 @@ async def rate(request: Request, attempt_id: int) -> Response:
     fields = await read_fields(request, 4096)
     rating = fields.get("rating", "")
     if rating not in RATINGS:
-        raise UserError(422, _("评分必须是 again / hard / good / easy 之一。"))
+        raise UserError(_("评分必须是 again / hard / good / easy 之一。"))
     question = whole_number(fields.get("question", "").strip(), 3)
     if question is None:
-        raise UserError(422, _("缺少题号，或题号不是 0 到 999 之间的整数。"))
-    if not deps.store(request).rate_response(attempt_id, deps.learner_id(request), question, rating):
-        raise UserError(404, _("找不到这次作答，或它不属于你。"))
+        raise UserError(_("缺少题号，或题号不是 0 到 999 之间的整数。"))
+    if not rate_response(deps.store(request).engine, attempt_id, deps.learner_id(request), question, rating):
+        raise NotFound(_("找不到这次作答，或它不属于你。"))
     labels = {"again": _("重来"), "hard": _("困难"), "good": _("良好"), "easy": _("简单")}
     return render(
         request,

@@ -6,9 +6,9 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from app.teach.auth import shown_teacher, teacher_label
+from app.errors import NotFound, UserError
 from app.web import deps
-from app.web.errors import UserError
+from app.web.teacher_auth import shown_teacher, teacher_label
 from app.web.templating import render
 
 from ..classes import alternatives, roster
@@ -63,7 +63,7 @@ async def accept(request: Request, snippet_id: str) -> Response:
     where = _blank(snippet, fields.get("first", ""), fields.get("last", ""))
     text = fields.get("text", "").strip()
     if not text or len(text) > alternatives.TEXT_MAX:
-        raise UserError(422, _("要接受的答案不能为空，最多 %(n)s 个字符。", n=alternatives.TEXT_MAX))
+        raise UserError(_("要接受的答案不能为空，最多 %(n)s 个字符。", n=alternatives.TEXT_MAX))
     with deps.store(request).engine.begin() as db:
         alternatives.accept(db, snippet_id, snippet.version, where, text, teacher_label(session))
     return _back(fields)
@@ -76,24 +76,24 @@ async def withdraw(request: Request, snippet_id: str, alternative_id: str) -> Re
     with deps.store(request).engine.begin() as db:
         known = alternative_id.isascii() and alternative_id.isdigit() and len(alternative_id) < 10
         if not known or not alternatives.withdraw(db, snippet_id, int(alternative_id), teacher_label(session)):
-            raise UserError(404, _("没有这个生效中的替代答案（可能已经撤回）。"))
+            raise NotFound(_("没有这个生效中的替代答案（可能已经撤回）。"))
     return _back(fields)
 
 
 def _version(request: Request, snippet_id: str, version: str):
     snippet = deps.library(request).get(snippet_id, version) if version else None
     if snippet is None:
-        raise UserError(404, _("片段 “%(id)s” 没有版本 %(v)s。", id=snippet_id[:64], v=version[:12]))
+        raise NotFound(_("片段 “%(id)s” 没有版本 %(v)s。", id=snippet_id[:64], v=version[:12]))
     return snippet
 
 
 def _blank(snippet, first: str, last: str) -> tuple[int, int]:
     """A (first, last) candidate range that is a blank this version can have."""
     if not all(n.isascii() and n.isdigit() and len(n) < 6 for n in (first, last)):
-        raise UserError(422, _("空的位置不对。"))
+        raise UserError(_("空的位置不对。"))
     where = (int(first), int(last))
     if not where[0] <= where[1] < len(candidate_spans(snippet.code)):
-        raise UserError(422, _("空的位置不对。"))
+        raise UserError(_("空的位置不对。"))
     return where
 
 

@@ -7,9 +7,9 @@ from fastapi.responses import RedirectResponse, Response, StreamingResponse
 from sqlalchemy.exc import IntegrityError
 from starlette.concurrency import run_in_threadpool
 
-from app.teach.auth import shown_teacher, teacher_label
+from app.errors import Conflict, NotFound, UserError
 from app.web import deps
-from app.web.errors import UserError
+from app.web.teacher_auth import shown_teacher, teacher_label
 from app.web.templating import render
 
 from ..classes import roster
@@ -56,16 +56,16 @@ async def create_class(request: Request) -> Response:
     code = fields.get("code", "").strip() or roster.new_code()
     name = " ".join(fields.get("name", "").split()) or None
     if not roster.CODE.match(code):
-        raise UserError(422, _("班级代码只能由字母、数字和 - 组成，最多 32 个字符。"))
+        raise UserError(_("班级代码只能由字母、数字和 - 组成，最多 32 个字符。"))
     if name and (len(name) > roster.NAME_MAX or not name.isprintable()):
-        raise UserError(422, _("班级名称最多 %(n)s 个字符。", n=roster.NAME_MAX))
+        raise UserError(_("班级名称最多 %(n)s 个字符。", n=roster.NAME_MAX))
     try:
         with deps.store(request).engine.begin() as db:
             if roster.exists(db, code):
-                raise UserError(409, _("班级代码 “%(code)s” 已经有了，换一个。", code=code))
+                raise Conflict(_("班级代码 “%(code)s” 已经有了，换一个。", code=code))
             roster.create(db, code, name, teacher_label(session))
     except IntegrityError:  # created at the same moment elsewhere
-        raise UserError(409, _("班级代码 “%(code)s” 已经有了，换一个。", code=code)) from None
+        raise Conflict(_("班级代码 “%(code)s” 已经有了，换一个。", code=code)) from None
     return RedirectResponse(f"/teach/classes/{code}", status_code=303)
 
 
@@ -77,7 +77,7 @@ async def class_page(request: Request, code: str) -> Response:
     with deps.store(request).engine.connect() as db:
         found = roster.one(db, code) if roster.CODE.match(code) else None
         if found is None:
-            raise UserError(404, _("没有班级代码 “%(code)s”。", code=code[:32]))
+            raise NotFound(_("没有班级代码 “%(code)s”。", code=code[:32]))
         code = found["code"]
         learners = roster.roster(db, Scope("", "", code, start, end), end_of_today(datetime.now(UTC)))
         snippets = roster.snippets_practised(db, code)
@@ -115,7 +115,7 @@ async def class_export(request: Request, code: str) -> Response:
     with deps.store(request).engine.connect() as db:
         code = roster.stored_code(db, code) if roster.CODE.match(code) else None
         if code is None:
-            raise UserError(404, _("没有班级代码 “%(code)s”。", code=request.path_params["code"][:32]))
+            raise NotFound(_("没有班级代码 “%(code)s”。", code=request.path_params["code"][:32]))
     snippet_id = request.query_params.get("snippet") or None
     return StreamingResponse(
         class_csv(deps.store(request).engine, code, start, end, snippet_id),
@@ -144,5 +144,5 @@ def _class_or_404(request: Request, code: str) -> dict:
     with deps.store(request).engine.connect() as db:
         found = roster.one(db, code) if roster.CODE.match(code) else None
     if found is None:
-        raise UserError(404, _("没有班级代码 “%(code)s”。请向老师确认。", code=code[:32]))
+        raise NotFound(_("没有班级代码 “%(code)s”。请向老师确认。", code=code[:32]))
     return found

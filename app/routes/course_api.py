@@ -3,8 +3,8 @@
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 
+from app.errors import Unsupported, UserError
 from app.web import deps
-from app.web.errors import UserError
 from app.web.forms import content_type, limited_body
 
 from ..i18n import _
@@ -29,7 +29,7 @@ ARCHIVE_TYPES = (
 def _publish(request: Request) -> bool:
     value = request.query_params.get("publish", "false").lower()
     if value not in ("true", "false", "1", "0"):
-        raise UserError(422, _("publish 只能是 true 或 false。"))
+        raise UserError(_("publish 只能是 true 或 false。"))
     return value in ("true", "1")
 
 
@@ -41,7 +41,7 @@ def _publish(request: Request) -> bool:
 async def import_archive(request: Request) -> JSONResponse:
     publish = _publish(request)
     if content_type(request) not in ARCHIVE_TYPES:
-        raise UserError(415, _("请以 zip 或 tar 压缩包上传课程。"))
+        raise Unsupported(_("请以 zip 或 tar 压缩包上传课程。"))
     data = await limited_body(
         request, MAX_ARCHIVE_BYTES, _("压缩包太大（上限 %(mb)s MB）。", mb=MAX_ARCHIVE_BYTES >> 20)
     )

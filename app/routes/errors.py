@@ -8,7 +8,8 @@ from fastapi.responses import JSONResponse, Response
 from sqlalchemy.exc import DBAPIError
 from starlette.exceptions import HTTPException
 
-from app.web.errors import UserError
+from app.errors import UserError
+from app.web.errors import status_of
 from app.web.templating import is_htmx, wants_json
 
 from ..i18n import _
@@ -40,7 +41,7 @@ def error_response(request: Request, status: int, message: str, details: list[st
 def install(app: FastAPI) -> None:
     @app.exception_handler(UserError)
     async def user_error(request: Request, exc: UserError) -> Response:
-        return error_response(request, exc.status, exc.message)
+        return error_response(request, status_of(exc), exc.message)
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException) -> Response:

@@ -6,14 +6,16 @@ from datetime import UTC, datetime
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
+from app.errors import NotFound, UserError
 from app.web import deps
-from app.web.errors import UserError
+from app.web.errors import status_of
 from app.web.forms import read_fields
 from app.web.templating import render, wants_json
 
 from ..classes import roster
 from ..i18n import _
-from ..memory import forget, identity
+from ..learn import forgetting
+from ..memory import identity
 from ..memory.export import attempts_csv
 from ..memory.learner_model import RETENTIONS, learner_model, set_retention
 from ..memory.summary import due_list, end_of_today, snippet_progress
@@ -81,10 +83,10 @@ async def export(request: Request) -> Response:
 async def delete_history(request: Request) -> Response:
     fields = await read_fields(request, 4096)
     if fields.get("confirm") != "yes":
-        raise UserError(422, _("请勾选确认后再删除记录。"))
+        raise UserError(_("请勾选确认后再删除记录。"))
     store = deps.store(request)
     with store.engine.begin() as db:
-        forget.history(db, deps.learner_id(request))
+        forgetting.history(db, deps.learner_id(request))
     return _back(request)
 
 
@@ -101,19 +103,19 @@ async def save_profile(request: Request) -> Response:
         # Shown on /me next to the form, with what was typed, rather than on a bare error page.
         field = "name" if len(name) > 40 or not name.isprintable() else "class_code"
         typed = {"name": name[:80], "class_code": code[:64], "error": refused.message, "field": field}
-        return _me_page(request, refused.status, typed)
+        return _me_page(request, status_of(refused), typed)
 
 
 def _saved_profile(request: Request, name: str, code: str) -> Response:
     if len(name) > 40 or not name.isprintable():
-        raise UserError(422, _("名字最多 40 个字符。"))
+        raise UserError(_("名字最多 40 个字符。"))
     if not CLASS_CODE.match(code):
-        raise UserError(422, _("班级代码只能由字母、数字和 - 组成，最多 32 个字符。"))
+        raise UserError(_("班级代码只能由字母、数字和 - 组成，最多 32 个字符。"))
     learner = deps.learner_id(request)
     with deps.store(request).engine.begin() as db:
         stored = roster.stored_code(db, code) if code else None  # a code typed in any case
         if code and stored is None:
-            raise UserError(422, _("没有班级代码 “%(code)s”。请向老师确认。", code=code))
+            raise UserError(_("没有班级代码 “%(code)s”。请向老师确认。", code=code))
         identity.save_profile(db, learner, name=name or None, class_code=stored)
     return deps.remember_learner(_back(request), learner)
 
@@ -124,7 +126,6 @@ async def save_retention(request: Request) -> Response:
     retention = next((r for r in RETENTIONS if raw in (str(r), f"{r:.2f}")), None)
     if retention is None:
         raise UserError(
-            422,
             _(
                 "目标记忆率只能是 %(choices)s 之一，收到的是 “%(raw)s”。",
                 choices=_("、").join(f"{r:.2f}" for r in RETENTIONS),
@@ -166,7 +167,7 @@ def _link_owner(request: Request, token: str) -> str:
     with deps.store(request).engine.connect() as db:
         learner = request.app.state.identity.link_owner(token, db)
     if learner is None:
-        raise UserError(404, _("这个继续学习的链接无效，或已被更换。"))
+        raise NotFound(_("这个继续学习的链接无效，或已被更换。"))
     return learner
 
 

@@ -6,9 +6,9 @@ from datetime import UTC, datetime
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
+from app.errors import NotFound, UserError
 from app.learn.drills import chosen_drill, parse_rate, parse_seed, parse_unit
 from app.web import deps
-from app.web.errors import UserError
 from app.web.forms import read_fields
 
 from ..engine.mask import new_seed
@@ -43,7 +43,7 @@ async def review_page(request: Request, snippet_id: str) -> Response:
     if version != snippet.version:
         snippet = deps.library(request).get(snippet_id, version)
         if snippet is None:
-            raise UserError(404, _("片段 “%(id)s” 没有版本 %(v)s。", id=snippet_id, v=version[:12]))
+            raise NotFound(_("片段 “%(id)s” 没有版本 %(v)s。", id=snippet_id, v=version[:12]))
     drill = _drill(snippet, rate, parse_seed(query.get("seed", "")), dict(query))
     return _show(request, replace(drill, review=replace(drill.review, forecast=_forecast(request, snippet))))
 
@@ -108,6 +108,6 @@ def _drill(snippet, rate: int, seed: int, fields: dict[str, str]):
         or (unit != "token" and decode_pieces(encode(low + fresh), valid) is None)
         or set(low) & set(fresh)
     ):
-        raise UserError(422, _("复习链接不完整或已损坏，请从“复习”按钮重新开始。"))
+        raise UserError(_("复习链接不完整或已损坏，请从“复习”按钮重新开始。"))
     pieces = pieces_of(snippet.code, unit) if unit != "token" else None
     return chosen_drill(snippet, rate, seed, Review(int(at), low, fresh, unit), pieces)

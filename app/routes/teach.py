@@ -3,11 +3,12 @@
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
-from app.teach.auth import SESSION_COOKIE
-from app.teach.publishing import changeable_or_403, report_json, status_of, submit, summary, uploaded_or_404
+from app.errors import NotFound, UserError
+from app.teach import publishing
+from app.teach.publishing import report_json
 from app.web import deps
-from app.web.errors import UserError
 from app.web.forms import read_fields
+from app.web.teacher_auth import SESSION_COOKIE
 from app.web.templating import render, wants_json
 
 from ..i18n import _
@@ -34,9 +35,9 @@ def _page_json(request: Request, context: dict) -> dict:
     """What a teacher page shows, for JSON clients (the same figures as the page)."""
     data: dict = {}
     if "rows" in context:
-        data["snippets"] = [summary(request, s) for s, _status in context["rows"]]
+        data["snippets"] = [publishing.summary(deps.catalog(request), s) for s, _status in context["rows"]]
     if context.get("snippet") is not None:
-        data["snippet"] = summary(request, context["snippet"])
+        data["snippet"] = publishing.summary(deps.catalog(request), context["snippet"])
     if "text" in context:
         data.update(id=context["snippet_id"], text=context["text"], editing=context["editing"])
     if context.get("report") is not None:
@@ -65,7 +66,7 @@ def _login(request: Request, token: str, name: str = "") -> Response:
     auth = deps.auth(request)
     client = client_address.of_request(request) or "?"
     if len(name) > 40 or not name.isprintable():
-        raise UserError(422, _("名字最多 40 个字符。"))
+        raise UserError(_("名字最多 40 个字符。"))
     if not auth.token_matches(token.strip()):
         auth.refused(client)
         return _page(request, "login.html", status=401, error=_("令牌不正确。"))
@@ -86,7 +87,7 @@ async def logout(request: Request) -> Response:
 async def dashboard(request: Request) -> Response:
     deps.teacher_session(request)
     snippets = deps.library(request).all(include_hidden=True)
-    return _page(request, "home.html", rows=[(s, status_of(request, s)) for s in snippets])
+    return _page(request, "home.html", rows=[(s, publishing.status_of(deps.catalog(request), s)) for s in snippets])
 
 
 @router.get("/new")
@@ -98,7 +99,7 @@ async def new_form(request: Request) -> Response:
 @router.post("/new")
 async def create(request: Request) -> Response:
     upload = await read_upload(request)
-    outcome = await submit(request, upload.data, upload.snippet_id, editing=False)
+    outcome = await publishing.submit(deps.teaching(request), upload.data, upload.snippet_id, editing=False)
     if outcome.saved is None:
         return _page(
             request,
@@ -115,14 +116,14 @@ async def create(request: Request) -> Response:
 @router.get("/snippets/{snippet_id}")
 async def detail(request: Request, snippet_id: str) -> Response:
     deps.teacher_session(request)
-    snippet = uploaded_or_404(request, snippet_id)
+    snippet = publishing.existing(deps.teaching(request), snippet_id)
     just_saved = request.query_params.get("saved") == snippet.version  # sent here by a save (`_saved`)
     ms = request.query_params.get("ms", "")
     return _page(
         request,
         "snippet.html",
         snippet=snippet,
-        status_name=status_of(request, snippet),
+        status_name=publishing.status_of(deps.catalog(request), snippet),
         just_saved=just_saved,
         saved_ms=int(ms) if just_saved and ms.isdigit() and len(ms) < 7 else None,
     )
@@ -131,15 +132,15 @@ async def detail(request: Request, snippet_id: str) -> Response:
 @router.get("/snippets/{snippet_id}/edit")
 async def edit_form(request: Request, snippet_id: str) -> Response:
     deps.teacher_session(request)
-    snippet = changeable_or_403(request, snippet_id)
+    snippet = publishing.changeable(deps.teaching(request), snippet_id)
     return _page(request, "edit.html", snippet_id=snippet_id, text=snippet.source, editing=True)
 
 
 @router.post("/snippets/{snippet_id}/edit")
 async def edit(request: Request, snippet_id: str) -> Response:
-    changeable_or_403(request, snippet_id)
+    publishing.changeable(deps.teaching(request), snippet_id)
     upload = await read_upload(request, snippet_id)
-    outcome = await submit(request, upload.data, snippet_id, editing=True)
+    outcome = await publishing.submit(deps.teaching(request), upload.data, snippet_id, editing=True)
     if outcome.saved is None:
         return _page(
             request,
@@ -162,7 +163,7 @@ def _saved(request: Request, outcome) -> Response:
             request,
             "snippet.html",
             snippet=snippet,
-            status_name=status_of(request, snippet),
+            status_name=publishing.status_of(deps.catalog(request), snippet),
             report=outcome.report,
             just_saved=True,
         )
@@ -174,13 +175,13 @@ def _saved(request: Request, outcome) -> Response:
 @router.post("/snippets/{snippet_id}/{action}")
 async def change_state(request: Request, snippet_id: str, action: str) -> Response:
     fields = await deps.teacher_form(request)
-    snippet = changeable_or_403(request, snippet_id)
+    snippet = publishing.changeable(deps.teaching(request), snippet_id)
     if action in ("publish", "unpublish"):
         deps.catalog(request).set_published(snippet, action == "publish")
         return RedirectResponse(f"/teach/snippets/{snippet_id}", status_code=303)
     if action == "delete":
         if fields.get("confirm") != snippet_id:
-            raise UserError(422, _("请输入片段 id “%(id)s” 以确认删除。", id=snippet_id))
+            raise UserError(_("请输入片段 id “%(id)s” 以确认删除。", id=snippet_id))
         deps.catalog(request).delete(snippet_id)
         return RedirectResponse("/teach", status_code=303)
     if action == "strength":
@@ -188,19 +189,19 @@ async def change_state(request: Request, snippet_id: str, action: str) -> Respon
             snippet, deps.sandbox_or_503(request), deps.store(request).engine
         )
         return _strength(request, job_id)
-    raise UserError(404, _("页面不存在。"))
+    raise NotFound(_("页面不存在。"))
 
 
 @router.get("/snippets/{snippet_id}/delete")
 async def confirm_delete(request: Request, snippet_id: str) -> Response:
     deps.teacher_session(request)
-    return _page(request, "delete.html", snippet=changeable_or_403(request, snippet_id))
+    return _page(request, "delete.html", snippet=publishing.changeable(deps.teaching(request), snippet_id))
 
 
 @router.get("/snippets/{snippet_id}/download")
 async def download(request: Request, snippet_id: str) -> Response:
     deps.teacher_session(request)
-    snippet = uploaded_or_404(request, snippet_id)
+    snippet = publishing.existing(deps.teaching(request), snippet_id)
     return Response(
         snippet.source.encode("utf-8"),
         media_type="text/markdown; charset=utf-8",
@@ -218,7 +219,7 @@ async def strength_progress(request: Request, job_id: str) -> Response:
 async def stored_strength(request: Request, snippet_id: str) -> Response:
     """The current version's analysis, as far as it has come."""
     deps.teacher_session(request)
-    snippet = uploaded_or_404(request, snippet_id)
+    snippet = publishing.existing(deps.teaching(request), snippet_id)
     job = request.app.state.strength_jobs.running(snippet.id, snippet.version)
     return _strength_page(
         request, snippet, job and request.app.state.strength_jobs.get(job), f"/teach/snippets/{snippet.id}/strength"
@@ -228,10 +229,10 @@ async def stored_strength(request: Request, snippet_id: str) -> Response:
 def _strength(request: Request, job_id: str) -> Response:
     job = request.app.state.strength_jobs.get(job_id)
     if job is None:
-        raise UserError(404, _("这次检查强度的运行已经不存在，请重新开始。"))
+        raise NotFound(_("这次检查强度的运行已经不存在，请重新开始。"))
     snippet = deps.library(request).get(job.snippet_id, job.version)
     if snippet is None:
-        raise UserError(404, _("没有找到片段 “%(id)s”。", id=job.snippet_id[:64]))
+        raise NotFound(_("没有找到片段 “%(id)s”。", id=job.snippet_id[:64]))
     return _strength_page(request, snippet, job, f"/teach/strength/{job_id}")
 
 

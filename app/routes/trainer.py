@@ -8,6 +8,7 @@ from app.engine.inputs import HoleState
 from app.engine.mask import new_seed
 from app.engine.tokens import DEFAULT_KINDS
 from app.engine.units import UNITS
+from app.errors import Conflict, NotFound
 from app.i18n import _
 from app.learn.drills import (
     DEFAULT_UNIT,
@@ -25,7 +26,6 @@ from app.learn.feedback import Result
 from app.learn.grading import Submitter, grade
 from app.memory import reveals
 from app.web import client_address, deps
-from app.web.errors import UserError
 from app.web.forms import read_fields
 from app.web.templating import render, wants_json
 
@@ -95,7 +95,7 @@ async def drill_page(request: Request) -> Response:
     if v and v != snippet.version:
         snippet = deps.library(request).get(snippet_id, v)
         if snippet is None:
-            raise UserError(404, _("片段 “%(id)s” 没有版本 %(v)s。", id=snippet_id, v=v[:12]))
+            raise NotFound(_("片段 “%(id)s” 没有版本 %(v)s。", id=snippet_id, v=v[:12]))
     return _show(request, random_drill(snippet, rate_value, parse_seed(seed), unit, kinds))
 
 
@@ -119,7 +119,7 @@ async def submit_exercise(request: Request, snippet_id: str) -> Response:
     fields = await read_fields(request, deps.settings(request).max_form_bytes)
     snippet = _submitted_version(request, snippet_id, fields)
     if not snippet.is_exercise:
-        raise UserError(404, _("“%(id)s” 没有固定填空。", id=snippet_id))
+        raise NotFound(_("“%(id)s” 没有固定填空。", id=snippet_id))
     return await _grade(request, fixed_drill(snippet), fields)
 
 
@@ -128,7 +128,7 @@ def _submitted_version(request: Request, snippet_id: str, fields: dict[str, str]
     version = fields.get("version", "")
     snippet = deps.library(request).get(snippet_id, version) if version else None
     if snippet is None:
-        raise UserError(409, _("这个片段已经更新，你作答的版本不再可用。请刷新页面，用新版本重新作答。"))
+        raise Conflict(_("这个片段已经更新，你作答的版本不再可用。请刷新页面，用新版本重新作答。"))
     return snippet
 
 

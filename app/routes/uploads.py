@@ -7,8 +7,8 @@ from fastapi import Request
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
 
+from app.errors import Malformed
 from app.web import deps
-from app.web.errors import UserError
 from app.web.forms import content_type, limited_body, read_fields
 
 from ..i18n import _
@@ -32,7 +32,7 @@ async def read_upload(request: Request, snippet_id: str | None = None) -> Upload
         try:
             form = await request.form(max_files=1, max_fields=20, max_part_size=BODY_LIMIT)
         except HTTPException:
-            raise UserError(400, _("上传的表单无法解析，请重新选择文件上传。")) from None
+            raise Malformed(_("上传的表单无法解析，请重新选择文件上传。")) from None
         fields = {k: v for k, v in form.items()}
     else:
         fields = await read_fields(request, BODY_LIMIT, too_large_message())

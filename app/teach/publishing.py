@@ -1,16 +1,32 @@
-"""What teachers do to snippets, shared by the teacher pages and the JSON API."""
+"""What teachers do to snippets, shared by the teacher pages and the JSON API. Nothing here
+knows of HTTP: the web layer hands in the services (`Teaching`) and maps the errors."""
 
 from dataclasses import dataclass
 
-from fastapi import Request
+from sqlalchemy import Engine
 
+from app.errors import Forbidden, NotFound
 from app.i18n import _
 from app.snippets.errors import Problem
+from app.snippets.library import SnippetLibrary
 from app.snippets.model import Snippet
 from app.snippets.places import file_place
 from app.snippets.validate import Report, validate
-from app.web import deps
-from app.web.errors import UserError
+from app.teach.catalog import Catalog
+from app.teach.strength_jobs import StrengthJobs
+
+
+@dataclass(frozen=True)
+class Teaching:
+    """What publishing uses: the snippets served, the catalog of uploads, the sandbox (None:
+    execution off), the background strength runs, the database and the packages offered."""
+
+    library: SnippetLibrary
+    catalog: Catalog
+    sandbox: object | None
+    strength_jobs: StrengthJobs
+    engine: Engine
+    packages: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -19,66 +35,62 @@ class Outcome:
     saved: Snippet | None
 
 
-def uploaded_or_404(request: Request, snippet_id: str) -> Snippet:
-    """A snippet teachers may change: any snippet the server has, bundled ones read-only."""
-    snippet = deps.library(request).get(snippet_id)
+def existing(teaching: Teaching, snippet_id: str) -> Snippet:
+    """A snippet teachers may see: any snippet the server has, drafts and bundled ones too."""
+    snippet = teaching.library.get(snippet_id)
     if snippet is None:
-        raise UserError(404, _("没有找到片段 “%(id)s”。", id=snippet_id[:64]))
+        raise NotFound(_("没有找到片段 “%(id)s”。", id=snippet_id[:64]))
     return snippet
 
 
-def changeable_or_403(request: Request, snippet_id: str) -> Snippet:
-    snippet = uploaded_or_404(request, snippet_id)
-    if snippet_id in deps.catalog(request).bundled:
-        raise UserError(
-            403, _("“%(id)s” 是随程序发布的内置片段，不能在这里修改；请以新 id 上传一份副本。", id=snippet_id)
-        )
+def changeable(teaching: Teaching, snippet_id: str) -> Snippet:
+    """A snippet teachers may change: an uploaded one (bundled ones are read-only)."""
+    snippet = existing(teaching, snippet_id)
+    if snippet_id in teaching.catalog.bundled:
+        raise Forbidden(_("“%(id)s” 是随程序发布的内置片段，不能在这里修改；请以新 id 上传一份副本。", id=snippet_id))
     return snippet
 
 
-async def submit(request: Request, data: bytes | str, snippet_id: str, *, editing: bool) -> Outcome:
+async def submit(teaching: Teaching, data: bytes | str, snippet_id: str, *, editing: bool) -> Outcome:
     """Validate an upload or edit; save it only when every rule holds."""
-    catalog = deps.catalog(request)
     report = await validate(
         data,
         snippet_id,
-        sandbox=request.app.state.sandbox,
+        sandbox=teaching.sandbox,
         editing=editing,
-        taken=lambda i: deps.library(request).get(i) is not None,
-        packages=deps.settings(request).package_names,
+        taken=lambda i: teaching.library.get(i) is not None,
+        packages=teaching.packages,
     )
-    if editing and snippet_id in catalog.bundled:
+    if editing and snippet_id in teaching.catalog.bundled:
         report = Report([*report.problems, Problem(None, _("内置片段不能修改。"))], report.snippet, report.verdict)
     if not report.ok:
         return Outcome(report, None)
-    catalog.save(report.snippet)
-    analyse(request, report.snippet)
+    teaching.catalog.save(report.snippet)
+    analyse(teaching, report.snippet)
     return Outcome(report, report.snippet)
 
 
-def analyse(request: Request, snippet: Snippet) -> str | None:
+def analyse(teaching: Teaching, snippet: Snippet) -> str | None:
     """Starts the version's check-strength analysis in the background (None: execution is off)."""
-    sandbox = request.app.state.sandbox
-    if sandbox is None:
+    if teaching.sandbox is None:
         return None
-    return request.app.state.strength_jobs.start(snippet, sandbox, deps.store(request).engine)
+    return teaching.strength_jobs.start(snippet, teaching.sandbox, teaching.engine)
 
 
-def status_of(request: Request, snippet: Snippet) -> str:
-    catalog = deps.catalog(request)
+def status_of(catalog: Catalog, snippet: Snippet) -> str:
     if snippet.id in catalog.bundled:
         return "bundled"
     return "published" if catalog.is_published(snippet.id) else "draft"
 
 
-def summary(request: Request, s: Snippet) -> dict:
+def summary(catalog: Catalog, s: Snippet) -> dict:
     """A snippet as JSON clients see it (the API and the teacher pages alike)."""
     return {
         "id": s.id,
         "version": s.version,
         "title": s.title,
         "level": s.level,
-        "status": status_of(request, s),
+        "status": status_of(catalog, s),
         "exercise": s.is_exercise,
     }
 

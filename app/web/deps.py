@@ -5,16 +5,17 @@ import hmac
 from fastapi import Request, Response
 
 from app.db.store import Store
+from app.errors import Busy, Forbidden, NotFound, Unauthorized, UserError
 from app.i18n import _
 from app.learn.grading import Services
 from app.memory.identity import LEARNER_COOKIE, Learner
 from app.settings import Settings
 from app.snippets.library import SnippetLibrary
 from app.snippets.model import Snippet
-from app.teach.auth import TeacherAuth
 from app.teach.catalog import Catalog
-from app.web.errors import UserError
+from app.teach.publishing import Teaching
 from app.web.forms import read_fields
+from app.web.teacher_auth import TeacherAuth
 
 
 def settings(request: Request) -> Settings:
@@ -33,7 +34,7 @@ def snippet_or_404(request: Request, snippet_id: str) -> Snippet:
     """A published snippet; drafts too for a signed-in teacher (that is the preview)."""
     snippet = library(request).get(snippet_id)
     if snippet is None or not (library(request).is_visible(snippet_id) or is_teacher(request)):
-        raise UserError(404, _("没有找到片段 “%(id)s”。", id=snippet_id[:64]))
+        raise NotFound(_("没有找到片段 “%(id)s”。", id=snippet_id[:64]))
     return snippet
 
 
@@ -59,7 +60,7 @@ def teacher_session(request: Request) -> dict:
     """The signed-in teacher's session, or a 401 that sends them to the login page."""
     session = auth(request).session(request)
     if session is None:
-        raise UserError(401, _("请先以教师身份登录。"), detail=["login"])
+        raise Unauthorized(_("请先以教师身份登录。"))
     return session
 
 
@@ -74,19 +75,19 @@ async def teacher_form(request: Request) -> dict[str, str]:
 def check_csrf(session: dict, fields) -> None:
     given = str(fields.get("csrf", "")).encode("utf-8", "surrogatepass")  # bytes: any text compares
     if not hmac.compare_digest(given, session["csrf"].encode()):
-        raise UserError(403, _("表单已失效（CSRF 校验失败），请刷新页面后重试。"))
+        raise Forbidden(_("表单已失效（CSRF 校验失败），请刷新页面后重试。"))
 
 
 def sandbox_or_503(request: Request):
     """The running sandbox, for work that cannot be done without executing code."""
     if request.app.state.sandbox is None:
-        raise UserError(503, _("这台服务器关闭了代码运行，无法检查强度。"))
+        raise Busy(_("这台服务器关闭了代码运行，无法检查强度。"))
     return request.app.state.sandbox
 
 
 def api_teacher(request: Request) -> None:
     if not auth(request).bearer_ok(request):
-        raise UserError(401, _("需要教师令牌：Authorization: Bearer <token>。"))
+        raise Unauthorized(_("需要教师令牌：Authorization: Bearer <token>。"))
 
 
 def learner_id(request: Request) -> Learner:
@@ -114,4 +115,17 @@ def grading_services(request: Request) -> Services:
         getattr(state, "strength_jobs", None),
         state.known_learners,
         settings(request).max_answer_chars,
+    )
+
+
+def teaching(request: Request) -> Teaching:
+    """What publishing snippets uses, from the app's state."""
+    state = request.app.state
+    return Teaching(
+        library(request),
+        catalog(request),
+        state.sandbox,
+        state.strength_jobs,
+        store(request).engine,
+        settings(request).package_names,
     )

@@ -6,8 +6,8 @@ from urllib.parse import parse_qsl
 from fastapi import Request
 from starlette.requests import ClientDisconnect
 
+from app.errors import Malformed, TooLarge, Unsupported
 from app.i18n import _
-from app.web.errors import UserError
 
 FORM_TYPES = ("", "application/x-www-form-urlencoded", "application/json")
 
@@ -20,8 +20,7 @@ async def read_fields(request: Request, max_bytes: int, too_large: str | None = 
     """Form or JSON fields as text; JSON `answers`/`responses` objects are flattened into them."""
     kind = content_type(request)
     if kind not in FORM_TYPES:
-        raise UserError(
-            415,
+        raise Unsupported(
             _(
                 "提交的内容类型是 “%(type)s”：请以表单（application/x-www-form-urlencoded）"
                 "或 JSON（application/json）提交。",
@@ -30,18 +29,18 @@ async def read_fields(request: Request, max_bytes: int, too_large: str | None = 
         )
     body = await limited_body(request, max_bytes, too_large)
     if b"\x00" in body or (kind != "application/json" and b"%00" in body):
-        raise UserError(400, _("提交的内容含有 NUL 字符（\\0），请检查后重新提交。"))
+        raise Malformed(_("提交的内容含有 NUL 字符（\\0），请检查后重新提交。"))
     try:
         text = body.decode("utf-8")
         if kind == "application/json":
             return _valid_text(_flatten_json(json.loads(text or "{}")))
         return form_fields(text)
     except UnicodeDecodeError:
-        raise UserError(400, _("提交的内容不是 UTF-8 编码的文本。")) from None
+        raise Malformed(_("提交的内容不是 UTF-8 编码的文本。")) from None
     except RecursionError:
-        raise UserError(400, _("无法读取提交的内容：JSON 嵌套太深。")) from None
+        raise Malformed(_("无法读取提交的内容：JSON 嵌套太深。")) from None
     except (ValueError, TypeError) as err:
-        raise UserError(400, _("无法读取提交的内容：%(err)s", err=str(err)[:200])) from None
+        raise Malformed(_("无法读取提交的内容：%(err)s", err=str(err)[:200])) from None
 
 
 def form_fields(text: str, max_fields: int = 2000) -> dict[str, str]:
@@ -56,16 +55,16 @@ async def limited_body(request: Request, max_bytes: int, too_large: str | None =
     message = too_large or _("提交的内容太大（上限 %(kb)s KB）。", kb=max_bytes // 1024)
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > max_bytes:
-        raise UserError(413, message)
+        raise TooLarge(message)
     chunks, size = [], 0
     try:
         async for chunk in request.stream():
             size += len(chunk)
             if size > max_bytes:
-                raise UserError(413, message)
+                raise TooLarge(message)
             chunks.append(chunk)
     except ClientDisconnect:
-        raise UserError(400, _("连接在提交完成前断开了。")) from None
+        raise Malformed(_("连接在提交完成前断开了。")) from None
     return b"".join(chunks)
 
 
@@ -90,7 +89,7 @@ def _valid_text(fields: dict[str, str]) -> dict[str, str]:
         joined = "".join([*fields, *fields.values()])
         joined.encode("utf-8")
     except UnicodeEncodeError:
-        raise UserError(400, _("提交的内容含有无效的 Unicode 字符（单独的代理项），请检查后重新提交。")) from None
+        raise Malformed(_("提交的内容含有无效的 Unicode 字符（单独的代理项），请检查后重新提交。")) from None
     if "\x00" in joined:  # a JSON "\u0000": no database text column holds it
-        raise UserError(400, _("提交的内容含有 NUL 字符（\\0），请检查后重新提交。"))
+        raise Malformed(_("提交的内容含有 NUL 字符（\\0），请检查后重新提交。"))
     return fields

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 from fastapi import Request
 
-from app.web.errors import UserError
+from app.errors import Forbidden
 
 from ..i18n import _
 
@@ -47,4 +47,4 @@ def refusal(method: str, path: str, headers) -> str | None:
 async def same_origin(request: Request) -> None:
     """App-wide dependency: a cross-site POST gets a 403 in the page's language."""
     if refusal(request.method, request.url.path, request.headers) is not None:
-        raise UserError(403, _("只能在本站的页面上提交这个表单。"))
+        raise Forbidden(_("只能在本站的页面上提交这个表单。"))

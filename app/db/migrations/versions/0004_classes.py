@@ -5,6 +5,10 @@ Revises: 0003
 Create Date: 2026-12-01
 """
 
+import importlib
+from collections import defaultdict
+from datetime import UTC
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -81,11 +85,8 @@ def upgrade() -> None:
 
 
 def _count_existing(conn) -> None:
-    """Attempts made before classes existed enter the counters as class "" (no class)."""
-    from types import SimpleNamespace
-
-    from app.classes.counts import count_attempts  # the counting the app does at this revision
-
+    """Attempts made before classes existed enter the counters as class "" (no class): the
+    counting as the app did it at this revision, kept here so the revision never changes."""
     old = sa.table(
         "attempts",
         sa.column("id", sa.BigInteger),
@@ -98,22 +99,59 @@ def _count_existing(conn) -> None:
     )
     last = 0
     while rows := conn.execute(sa.select(old).where(old.c.id > last).order_by(old.c.id).limit(1000)).all():
-        count_attempts(
-            conn,
-            [
-                SimpleNamespace(
-                    learner=r.learner,
-                    snippet_id=r.snippet_id,
-                    version=r.version,
-                    class_code=None,
-                    created_at=r.created_at,  # count_attempts takes its UTC day
-                    blanks=r.blanks or (),
-                    practice=bool(r.practice),
-                )
-                for r in rows
-            ],
-        )
+        _count(conn, rows)
         last = rows[-1].id
+
+
+RECALLED = ("right", "accepted")
+GIVEN_KEPT = 200
+
+
+def _count(conn, rows) -> None:
+    days: dict[tuple, list] = defaultdict(lambda: [0, 0, 0.0])
+    tokens: dict[tuple, list] = defaultdict(lambda: [0, 0])
+    given: dict[tuple, list] = defaultdict(lambda: [0])
+    for r in rows:
+        at = r.created_at if r.created_at.tzinfo is None else r.created_at.astimezone(UTC)
+        key = (r.snippet_id, r.version, "", at.date().isoformat())
+        day = days[key + (r.learner,)]
+        day[0] += 1
+        blanks = r.blanks or ()
+        states = [b["state"] for b in blanks]
+        if r.practice or not states:
+            continue
+        day[1] += 1
+        day[2] += sum(s in RECALLED for s in states) / len(states)
+        for entry in blanks:
+            span = entry.get("span")
+            if span is None:
+                continue
+            first, last = (span, span) if isinstance(span, int) else (span[0], span[1])
+            for i in range(first, last + 1):
+                tokens[key + (i,)][0] += 1
+                tokens[key + (i,)][1] += entry["state"] not in RECALLED
+            text = entry.get("given", "").strip()
+            if entry["state"] in ("wrong", "accepted", "unproven") and text:
+                given[key + (first, last, entry["state"], text[:GIVEN_KEPT])][0] += 1
+    _add(conn, "class_activity", ("learner",), ("attempts", "recalls", "accuracy"), days)
+    _add(conn, "class_spans", ("span",), ("seen", "missed"), tokens)
+    _add(conn, "class_answers", ("first", "last", "state", "given"), ("count",), given)
+
+
+def _add(conn, name: str, extra: tuple, counted: tuple, counts: dict) -> None:
+    """Insert or add to the counter rows, in key order."""
+    if not counts:
+        return
+    names = ("snippet_id", "version", "class_code", "day", *extra)
+    table = sa.table(name, *(sa.column(n) for n in names + counted))
+    dialect = importlib.import_module(
+        f"sqlalchemy.dialects.{'postgresql' if conn.dialect.name == 'postgresql' else 'sqlite'}"
+    )
+    statement = dialect.insert(table)
+    statement = statement.on_conflict_do_update(
+        index_elements=list(names), set_={c: table.c[c] + statement.excluded[c] for c in counted}
+    )
+    conn.execute(statement, [{**dict(zip(names, key)), **dict(zip(counted, counts[key]))} for key in sorted(counts)])
 
 
 def downgrade() -> None:

@@ -2,10 +2,10 @@
 
 from sqlalchemy import delete, select
 
-from ..classes.fold import fold_learner
-from ..db.tables import attempts, responses
-from . import reveals
-from .tables import cards, tokens
+from app.classes.fold import fold_learner
+from app.db.tables import attempts, responses
+from app.memory import reveals
+from app.memory.tables import cards, tokens
 
 
 def history(db, learner: str) -> None:

@@ -10,10 +10,10 @@ from fastapi import Request
 from fastapi.responses import Response
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
+from app.errors import TooMany, Unauthorized
 from app.i18n import _
 from app.settings import Settings
-from app.teach.backoff import Backoff
-from app.web.errors import UserError
+from app.web.backoff import Backoff
 from app.web.keys import ConfigError, derived
 
 SESSION_COOKIE = "cc_teacher"
@@ -58,7 +58,7 @@ class TeacherAuth:
         self._per_address.failed(client)
         self._everyone.failed("")
         if wait > 0:
-            raise UserError(429, _("登录失败次数过多，请 %(n)s 秒后再试。", n=math.ceil(wait)))
+            raise TooMany(_("登录失败次数过多，请 %(n)s 秒后再试。", n=math.ceil(wait)))
 
     def start_session(self, response: Response, secure: bool, name: str = "") -> None:
         # `sid` and the optional name say which teacher did what (they share one token).
@@ -82,7 +82,7 @@ class TeacherAuth:
         try:
             return self._signer.loads(raw, max_age=self.max_age)
         except SignatureExpired:
-            raise UserError(401, _("登录已过期，请重新登录。"), detail=["login"]) from None
+            raise Unauthorized(_("登录已过期，请重新登录。")) from None
         except BadSignature:
             return None
 
