@@ -64,6 +64,17 @@
     mark.setAttribute("aria-label", known[1]);
     mark.textContent = known[0];
     input.after(mark);
+    keepTogether(input, mark);
+  }
+
+  // A blank and its mark in one unbreakable slot, so a wrapped row never leaves the mark behind.
+  function keepTogether(input, mark) {
+    if (input.parentElement.matches("span.slot")) return;
+    var slot = document.createElement("span"), focused = document.activeElement === input;
+    slot.className = "slot";
+    input.before(slot);
+    slot.append(input, mark);
+    if (focused) input.focus();
   }
 
   function move(input, step) {
@@ -77,8 +88,9 @@
   function pastLast(input, all) {
     var empty = all.filter(function (b) { return b !== input && isEmpty(b) && !b.readOnly; })[0];
     if (empty) { empty.focus(); empty.select(); return; }
-    var announcer = document.getElementById("announcer");
+    var announcer = document.getElementById("announcer"), hint = input.form && input.form.querySelector(".enter-hint");
     if (announcer) announcer.textContent = announcer.dataset.lastBlank || "";
+    if (hint && announcer) { hint.textContent = announcer.dataset.lastBlank || ""; hint.hidden = false; }
   }
 
   function newMask() {
@@ -90,6 +102,47 @@
     var dialog = document.getElementById("shortcuts");
     if (dialog && !dialog.open) dialog.showModal();
   }
+
+  // The first blank takes focus only when the learner starts: a key typed on the page, or a tap
+  // on the code (on a phone, focus on load would raise the keyboard over the prose).
+  function startAt(trainer, line) {
+    var open = blanks(trainer).filter(function (b) { return !b.readOnly; });
+    var there = line ? open.filter(function (b) { return line.contains(b); }) : [];
+    var first = there.filter(isEmpty)[0] || there[0] || open.filter(isEmpty)[0] || open[0];
+    if (first) first.focus();
+    return first;
+  }
+
+  function typing(event) {
+    var active = document.activeElement;
+    var idle = !active || active === document.body || active.matches("pre, code, .trainer, form.drill");
+    return idle && !event.ctrlKey && !event.metaKey && !event.altKey && event.key.length === 1 && event.key !== "?";
+  }
+
+  document.addEventListener("keydown", function (event) {
+    var trainer = document.getElementById("trainer");
+    if (trainer && typing(event)) startAt(trainer);  // the key itself then types into that blank
+  }, true);
+
+  document.addEventListener("click", function (event) {
+    var line = event.target.closest && event.target.closest("pre.trainer-code .line");
+    if (!line || event.target.closest("input, button, a") || window.getSelection().toString()) return;
+    startAt(line.closest("#trainer"), line);
+  });
+
+  document.addEventListener("input", function (event) {
+    var hint = event.target.form && event.target.form.querySelector(".enter-hint");
+    if (hint) hint.hidden = true;  // the hint was for the last Enter, not for what is typed now
+  });
+
+  // Esc answers the "blanks still empty" question with "go back", like its button.
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Escape") return;
+    var box = document.querySelector("form.drill .confirm-empty:not([hidden])");
+    if (!box) return;
+    event.preventDefault();
+    box.querySelector(".confirm-back").click();
+  });
 
   document.addEventListener("keydown", function (event) {
     var target = event.target, inBlank = target.matches && target.matches("input.blank");
@@ -243,9 +296,12 @@
     if (outcome) paint(outcome, trainer);
     if (outcome && root === outcome) announce(outcome);
     blanks(trainer).forEach(fit);
+    var opener = trainer.querySelector(".shortcuts-open");
+    if (opener) opener.hidden = false;
+    if (root === document.body) return;  // on load, focus waits for the learner to start
     var first = trainer.querySelector("input.blank.wrong, input.blank.empty") ||
       (trainer.querySelector(".result") ? null : blanks(trainer).filter(isEmpty)[0]);
-    if (first) first.focus({ preventScroll: root === document.body });
+    if (first) first.focus();
   }
 
   // A new request from the trainer clears the message a failed one left.

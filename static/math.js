@@ -1,5 +1,6 @@
-// Typesets the escaped TeX that the server leaves in .math elements (app/markdown.py),
-// on the first page and in every piece of content htmx swaps in.
+// Typesets the TeX that the server leaves in .math elements' data-tex (app/web/markdown.py) with
+// KaTeX, over the MathML the server rendered for pages read without script, on the first page and
+// in every piece of content htmx swaps in.
 (function () {
   "use strict";
 
@@ -7,14 +8,14 @@
     if (el.dataset.typeset) return;  // rendering replaces the TeX source, so only once
     el.dataset.typeset = "1";
     // KaTeX keeps the TeX in its MathML annotation, for copy and screen readers
-    window.katex.render(el.textContent, el, {
+    window.katex.render(el.dataset.tex || el.textContent, el, {
       displayMode: el.classList.contains("math-display"),
       throwOnError: false,  // a bad formula shows red source instead of stopping the rest
     });
   }
 
   function typeset(root) {
-    if (!window.katex || !root || !root.querySelectorAll) return;  // no KaTeX: TeX stays readable
+    if (!window.katex || !root || !root.querySelectorAll) return;  // no KaTeX: the MathML stays
     if (root.matches && root.matches(".math")) typesetOne(root);
     root.querySelectorAll(".math").forEach(typesetOne);
   }

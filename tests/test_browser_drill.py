@@ -29,8 +29,9 @@ def focused(page: Page) -> str:
 def test_enter_moves_between_blanks_and_never_submits(page: Page, live_server):
     page.goto(live_server + "/s/mlm-online-softmax/drill?rate=20&seed=3")
     keys = names(page)
-    assert focused(page) == keys[0]  # the first blank has focus on arrival
-    page.keyboard.type("x")
+    assert focused(page) == ""  # nothing on arrival (a phone would raise its keyboard over the prose)
+    page.keyboard.type("x")  # typing starts at the first blank
+    assert focused(page) == keys[0]
     page.keyboard.press("Enter")
     assert focused(page) == keys[1]
     page.keyboard.press("Shift+Enter")

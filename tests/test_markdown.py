@@ -1,5 +1,6 @@
 import html
 import re
+from html.parser import HTMLParser
 
 import pytest
 from markupsafe import Markup
@@ -24,7 +25,7 @@ DISPLAY = [
 
 
 def math_of(rendered: str, kind: str) -> list[str]:
-    pattern = rf'<(?:span|div) class="math math-{kind}">(.*?)</(?:span|div)>'
+    pattern = rf'<(?:span|div) class="math math-{kind}" data-tex="([^"]*)">'
     return [html.unescape(tex) for tex in re.findall(pattern, rendered, re.S)]
 
 
@@ -38,8 +39,8 @@ def test_inline_math_keeps_exact_tex(tex):
 
 def test_math_is_escaped_html():
     out = render_markdown(r"$x<y$ and $a>b$")
-    assert '<span class="math math-inline">x&lt;y</span>' in out
-    assert "<y" not in out
+    assert '<span class="math math-inline" data-tex="x&lt;y"><math' in out
+    assert "<mo>&lt;</mo>" in out and "<y" not in out
 
 
 def test_emphasis_does_not_reach_into_math():
@@ -67,7 +68,7 @@ def test_math_next_to_cjk_text(text, expected):
 def test_display_math_on_its_own_line():
     out = render_markdown(f"规则：\n\n$${DISPLAY[0]}$$\n\n后文")
     assert math_of(out, "display") == [DISPLAY[0]]
-    assert '<div class="math math-display">' in out
+    assert '<div class="math math-display" data-tex="' in out and '<math xmlns' in out
 
 
 def test_back_to_back_display_formulas_are_split():
@@ -167,3 +168,46 @@ def test_the_bundled_course_writes_function_names_in_formulas_as_operators():
     assert checked > 20
     prose = "".join(s.text for s in app.state.library.get("ex2-online-softmax").segments if s.kind == "prose")
     assert r"m=\max(x)" in prose and r"=\max(m_{\text{old}},x_j)" in prose
+
+
+def test_math_reads_without_script_as_mathml():
+    out = render_markdown(r"复杂度 $O(N)$，而 $$m_i = \max(m_i, \tilde{m}_{ij})$$")
+    assert '<math xmlns="http://www.w3.org/1998/Math/MathML" display="inline">' in out
+    assert '<math xmlns="http://www.w3.org/1998/Math/MathML" display="block">' in out
+    assert "<mi>O</mi>" in out and "<msub>" in out
+
+
+@pytest.mark.parametrize(
+    "tex",
+    [r"\text{<script>alert(1)</script>}", r"\href{javascript:alert(1)}{x}", r"\text{<img src=x onerror=alert(1)>}"],
+)
+def test_math_from_uploads_cannot_carry_markup(tex):
+    class Tags(HTMLParser):
+        found: list = []
+
+        def handle_starttag(self, tag, attrs):
+            self.found.append((tag, [name for name, _ in attrs]))
+
+    parser = Tags()
+    parser.found = []
+    parser.feed(render_markdown(f"${tex}$"))
+    tags = {tag for tag, _ in parser.found}
+    attributes = {name for _, names in parser.found for name in names}
+    assert not tags & {"script", "img", "a", "iframe"}, parser.found
+    assert not {a for a in attributes if a.startswith("on") or a in ("href", "src", "style")}, parser.found
+
+
+def test_a_formula_that_cannot_be_read_shows_its_tex():
+    out = render_markdown(r"$\begin{cases}1\end{xx}$")
+    assert ">\\begin{cases}1\\end{xx}</span>" in out and "<math" not in out
+
+
+def test_every_formula_of_the_bundled_course_reads_as_mathml():
+    from app.settings import PROJECT_DIR
+
+    formulas = unreadable = 0
+    for path in sorted((PROJECT_DIR / "snippets").rglob("*.md")):
+        for match in re.finditer(r'class="math math-\w+" data-tex="[^"]*">(<math)?', render_markdown(path.read_text())):
+            formulas += 1
+            unreadable += match.group(1) is None
+    assert formulas > 100 and unreadable == 0

@@ -1,5 +1,6 @@
-"""Course prose (Markdown + $…$ math) to safe HTML. Math stays as escaped TeX in
-.math elements for KaTeX to typeset in the browser (static/math.js); code is highlighted here."""
+"""Course prose (Markdown + $…$ math) to safe HTML. Math is rendered here as MathML (readable
+without script) in .math elements that keep their TeX in `data-tex`, for KaTeX to typeset in the
+browser where script runs (static/math.js); code is highlighted here."""
 
 import re
 
@@ -13,6 +14,8 @@ from pygments.lexers.special import TextLexer
 from pygments.styles import get_style_by_name
 from pygments.token import STANDARD_TYPES
 from pygments.util import ClassNotFound
+
+from app.web.mathml import mathml
 
 # Two styles whose token colours pass WCAG AA on the page's code backgrounds (static/app.css),
 # light and dark; the page's color-scheme picks one per token through light-dark().
@@ -35,18 +38,27 @@ def highlighted_code(code: str, info: str = "") -> str:
     return highlight(code, _lexer_for(info), _FORMATTER)
 
 
+def formula(tex: str, display: bool, tag: str = "span") -> str:
+    """A formula's element: MathML inside, its TeX in data-tex (the TeX itself when it cannot be
+    read as MathML, so a learner still sees what was written)."""
+    tex = tex.strip()
+    kind = "display" if display else "inline"
+    shown = mathml(tex, display)
+    return f'<{tag} class="math math-{kind}" data-tex="{escape(tex)}">{shown if shown else escape(tex)}</{tag}>'
+
+
 def _math_inline(self, tokens, idx, options, env) -> str:
-    return f'<span class="math math-inline">{escape(tokens[idx].content.strip())}</span>'
+    return formula(tokens[idx].content, display=False)
 
 
 def _math_display_in_paragraph(self, tokens, idx, options, env) -> str:
     # a span, since a div would end the enclosing <p>; KaTeX's display output is a block
-    return f'<span class="math math-display">{escape(tokens[idx].content.strip())}</span>'
+    return formula(tokens[idx].content, display=True)
 
 
 def _math_block(self, tokens, idx, options, env) -> str:
     parts = _DISPLAY_SEPARATOR.split(tokens[idx].content)
-    return "".join(f'<div class="math math-display">{escape(tex.strip())}</div>\n' for tex in parts if tex.strip())
+    return "".join(formula(tex, display=True, tag="div") + "\n" for tex in parts if tex.strip())
 
 
 def _fence(self, tokens, idx, options, env) -> str:
