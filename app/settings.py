@@ -71,7 +71,8 @@ class Settings(BaseSettings):
     workers: int = Field(
         default_factory=lambda: os.cpu_count() or 1,
         ge=1,
-        description="job processes kept ready (the CPUs jobs share); default: the host's CPU count",
+        description="job processes kept ready (the CPUs jobs share)",
+        json_schema_extra={"shown_default": "the CPU count"},  # the docs' table, the same on every host
     )
     queue: int = Field(32, ge=0, description='jobs waiting; beyond them a submission gets "busy, retry" (503)')
     # Distributions learner and teacher code may import (with what they depend on), comma-separated.
@@ -129,7 +130,7 @@ class Settings(BaseSettings):
         5,
         ge=0,
         description="wrong teacher tokens from one address before each further one waits twice as long "
-        "(from 1 s up to 5 min)",
+        "(from 1 s up to 5 min); ten quiet minutes clear the count",
     )
 
     db_busy_ms: int = Field(
@@ -155,8 +156,14 @@ class Settings(BaseSettings):
         "background process, again whenever their reviews doubled; bench/learning says why); 0: never",
     )
 
-    max_answer_chars: int = Field(2000, ge=1, description="longest answer to one blank, characters")
-    max_form_bytes: int = Field(256 * 1024, ge=1, description="largest submitted form, bytes")
+    max_answer_chars: int = Field(
+        2000, ge=1, description="longest answer to one blank, characters (to a short-answer question: five times this)"
+    )
+    max_form_bytes: int = Field(
+        256 * 1024,
+        ge=1,
+        description="largest form or JSON body of a submission or a teacher's form, bytes; a larger one is refused",
+    )
 
     @field_validator("database_url", "teacher_token", "secret_key")
     @classmethod
