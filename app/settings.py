@@ -65,8 +65,8 @@ class Settings(BaseSettings):
 
     # Sandbox: turn off on hosts that must not run learner code (token match only).
     execution: bool = Field(True, description="run submissions in the sandbox; `false` scores by token match only")
-    cpu_seconds: float = Field(5.0, gt=0, description="CPU time of one job")
-    wall_seconds: float = Field(10.0, gt=0, description="wall-clock time of one job")
+    cpu_seconds: float = Field(5.0, gt=0, description="CPU time of one job, seconds")
+    wall_seconds: float = Field(10.0, gt=0, description="wall-clock time of one job, seconds")
     memory_mb: int = Field(1024, gt=0, description="memory of one job, MiB")
     workers: int = Field(
         default_factory=lambda: os.cpu_count() or 1,
