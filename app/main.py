@@ -13,6 +13,7 @@ from pathlib import Path
 from fastapi import Depends, FastAPI
 from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
+from pydantic import ValidationError
 from sqlalchemy.engine import make_url
 
 from app.i18n.catalogs import compile_stale
@@ -22,8 +23,8 @@ from app.teach.catalog import Catalog
 from app.teach.strength_jobs import StrengthJobs
 from app.web.assets import head_tags
 from app.web.head_requests import HeadAsGet
-from app.web.keys import ConfigError, app_secret
-from app.web.language import LanguageMiddleware, default_language
+from app.web.keys import app_secret
+from app.web.language import LanguageMiddleware
 from app.web.markdown import pygments_css
 from app.web.teacher_auth import TeacherAuth
 from app.web.templating import make_templates
@@ -39,10 +40,9 @@ from .memory.progress import utc_time
 from .observability.addresses import first_listening_urls
 from .routes import api, attempts, classes, course_api, docs, errors, health, home, me, review, teach, trainer
 from .sandbox.packages import listing
-from .settings import PROJECT_DIR, Settings
+from .settings import PROJECT_DIR, Settings, wrong_settings
 from .snippets.errors import SnippetInvalid
 from .snippets.library import SnippetLibrary
-from .web.client_address import trusted_networks
 from .web.same_origin import same_origin
 
 log = logging.getLogger("codecloze")
@@ -136,12 +136,7 @@ def _private_data(settings: Settings) -> None:
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
-    settings = settings or Settings()
-    try:
-        trusted_networks(settings.trusted_proxies)
-    except ValueError as err:
-        raise ConfigError(str(err)) from None
-    language = default_language(settings.language)  # per request from here on (app/web/language.py)
+    settings = settings or Settings()  # every value checked as it is built (app/settings.py)
     compile_stale()
     _private_data(settings)
     store = attempt_store(settings.sqlalchemy_url, settings.db_busy_ms)
@@ -201,7 +196,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.include_router(module.router)
     errors.install(app)
     observability.install(app)
-    app.add_middleware(LanguageMiddleware, default=language)
+    app.add_middleware(LanguageMiddleware, default=settings.language)  # per request: web/language.py
     app.add_middleware(HeadAsGet)
     return app
 
@@ -212,9 +207,10 @@ def _default_app() -> FastAPI:
     except SnippetInvalid as err:
         # A broken snippet file stops start-up with its path, line and problem, not a traceback.
         raise SystemExit(f"codecloze: cannot start, a snippet file is invalid:\n{err}") from None
-    except ConfigError as err:
+    except ValidationError as err:
+        # Each wrong setting on a line of its own, with its variable and what to fix.
         stop_supervisor()
-        raise SystemExit(f"codecloze: cannot start: {err}") from None
+        raise SystemExit("\n".join(["codecloze: cannot start, a setting is wrong:", *wrong_settings(err)])) from None
 
 
 def stop_supervisor() -> None:

@@ -1,7 +1,9 @@
 """The client's address: the socket's peer, or a trusted proxy's X-Forwarded-For entries only."""
 
 import pytest
+from pydantic import ValidationError
 
+from app.settings import Settings, wrong_settings
 from app.web.client_address import client_address, trusted_networks
 
 PROXY = trusted_networks("10.0.0.1, 192.168.0.0/16")
@@ -23,5 +25,8 @@ def test_a_trusted_proxy_names_the_client_and_what_the_client_wrote_is_ignored()
 
 
 def test_a_wrong_setting_is_refused():
-    with pytest.raises(ValueError, match="CODECLOZE_TRUSTED_PROXIES"):
-        trusted_networks("10.0.0.1, nonsense")
+    with pytest.raises(ValidationError) as refused:
+        Settings(trusted_proxies="10.0.0.1, nonsense")
+    assert wrong_settings(refused.value) == [
+        "CODECLOZE_TRUSTED_PROXIES='10.0.0.1, nonsense': 'nonsense' is not an address or network"
+    ]

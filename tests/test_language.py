@@ -7,11 +7,11 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from pydantic import ValidationError
 
 from app.i18n import supported
 from app.main import create_app
-from app.settings import PROJECT_DIR, Settings
-from app.web.keys import ConfigError
+from app.settings import PROJECT_DIR, Settings, wrong_settings
 from app.web.language import accepted, chosen
 from tests.site_client import SiteClient
 
@@ -80,8 +80,9 @@ def test_the_default_comes_from_the_setting(tmp_path, monkeypatch):
     with SiteClient(create_app(settings)) as client:
         assert html_lang(client.get("/")) == "en"
         assert html_lang(client.get("/", headers={"Accept-Language": "zh-CN"})) == "zh-CN"
-    with pytest.raises(ConfigError, match="CODECLOZE_LANGUAGE"):
-        create_app(Settings(data_dir=tmp_path / "data2", execution=False, use_cdn=False, language="fr"))
+    with pytest.raises(ValidationError) as refused:
+        Settings(data_dir=tmp_path / "data2", execution=False, use_cdn=False, language="fr")
+    assert wrong_settings(refused.value) == ["CODECLOZE_LANGUAGE='fr': not one of zh, en"]
 
 
 def test_error_messages_follow_the_language(client):

@@ -165,11 +165,11 @@ def test_bundled_snippets_all_parse():
         assert parse_snippet(text, snippet_id).code
 
 
-def test_the_readme_example_is_a_valid_exercise():
+def test_the_documented_example_is_a_valid_exercise():
     from app.settings import PROJECT_DIR
 
-    readme = (PROJECT_DIR / "README.md").read_text(encoding="utf-8")
-    example = readme.split("````markdown\n")[1].split("\n````")[0]
+    page = (PROJECT_DIR / "docs" / "teachers.md").read_text(encoding="utf-8")
+    example = page.split("````markdown\n")[1].split("\n````")[0]
     snippet = parse_snippet(example, "safe-softmax")
     assert len(snippet.blanks) == 2 and snippet.hints and snippet.explanation and snippet.questions
     assert snippet.answers.startswith("```text")

@@ -45,10 +45,15 @@ def test_wrong_tokens_back_off_but_the_right_one_always_signs_in(client):
 
 
 def test_a_short_token_stops_start_up_with_a_clear_message(tmp_path):
-    from app.web.keys import ConfigError
+    from pydantic import ValidationError
 
-    with pytest.raises(ConfigError, match="at least 16"):
-        create_app(Settings(data_dir=tmp_path / "d", execution=False, teacher_token="short-token"))
+    from app.settings import wrong_settings
+
+    with pytest.raises(ValidationError) as refused:
+        Settings(data_dir=tmp_path / "d", execution=False, teacher_token="short-token")
+    (line,) = wrong_settings(refused.value)
+    assert line.startswith("CODECLOZE_TEACHER_TOKEN: has 11 characters; it must have at least 16")
+    assert "short-token" not in line  # a secret is never echoed
     derived = create_app(Settings(data_dir=tmp_path / "e", execution=False)).state.auth.token
     assert len(derived) >= 16
 

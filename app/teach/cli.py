@@ -11,9 +11,11 @@ import os
 import sys
 from pathlib import Path
 
-from app.i18n import set_language, supported
+from pydantic import ValidationError
+
+from app.i18n import set_language
 from app.i18n.catalogs import compile_stale
-from app.settings import Settings
+from app.settings import Settings, wrong_settings
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -73,11 +75,10 @@ def print_report(folder: str, report) -> None:
     print(f"{folder}: {len(report.snippets)} snippet(s), {state}")
 
 
-async def _import(args) -> int:
+async def _import(args, settings: Settings) -> int:
     from app.snippets.course import read_dir
     from app.teach.course_import import import_course
 
-    settings = Settings()
     folder = Path(args.folder)
     if not folder.is_dir():
         print(f"{folder}: not a folder", file=sys.stderr)
@@ -99,9 +100,14 @@ def main(argv: list[str] | None = None) -> int:
     sys.stdout.reconfigure(errors="backslashreplace")
     args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
     compile_stale()
-    set_language(supported(Settings().language) or "zh")
     try:
-        return asyncio.run(_import(args))
+        settings = Settings()
+    except ValidationError as err:
+        print("\n".join(["codecloze: a setting is wrong:", *wrong_settings(err)]), file=sys.stderr)
+        return 2
+    set_language(settings.language)
+    try:
+        return asyncio.run(_import(args, settings))
     except KeyboardInterrupt:
         return 130
 

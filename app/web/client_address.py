@@ -13,19 +13,10 @@ from functools import lru_cache
 
 from fastapi import Request
 
-Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+from app.settings import Network, proxy_networks
 
-
-@lru_cache(maxsize=8)
-def trusted_networks(setting: str) -> tuple[Network, ...]:
-    """The setting as networks; ValueError names a wrong entry."""
-    out = []
-    for entry in filter(None, (e.strip() for e in setting.split(","))):
-        try:
-            out.append(ipaddress.ip_network(entry, strict=False))
-        except ValueError:
-            raise ValueError(f"CODECLOZE_TRUSTED_PROXIES: {entry!r} is not an address or network") from None
-    return tuple(out)
+# Parsed once per setting value; Settings refused a wrong one at start-up.
+trusted_networks = lru_cache(maxsize=8)(proxy_networks)
 
 
 def _trusted(address: str, networks: tuple[Network, ...]) -> bool:

@@ -9,20 +9,12 @@ from functools import lru_cache
 
 from app import i18n
 from app.i18n import supported
-from app.web.keys import ConfigError
 from app.web.templating import q_value
 
 COOKIE = "lang"
 COOKIE_SECONDS = 365 * 24 * 3600
 # Only this one cookie's value is wanted: a match costs a tenth of parsing the whole header.
 _COOKIE_VALUE = re.compile(rb'(?:^|;)\s*lang="?([A-Za-z_-]{1,16})')
-
-
-def default_language(setting: str) -> str:
-    language = supported(setting)
-    if language is None:
-        raise ConfigError(f"CODECLOZE_LANGUAGE={setting!r} is not one of {', '.join(i18n.LANGUAGES)}")
-    return language
 
 
 @lru_cache(maxsize=512)
