@@ -68,7 +68,7 @@ def test_math_next_to_cjk_text(text, expected):
 def test_display_math_on_its_own_line():
     out = render_markdown(f"规则：\n\n$${DISPLAY[0]}$$\n\n后文")
     assert math_of(out, "display") == [DISPLAY[0]]
-    assert '<div class="math math-display" data-tex="' in out and '<math xmlns' in out
+    assert '<div class="math math-display" data-tex="' in out and "<math xmlns" in out
 
 
 def test_back_to_back_display_formulas_are_split():
