@@ -183,3 +183,16 @@ def test_weak_spots_aim_the_mask_at_blanks_missed_before(client):
     assert f"&v={snippet.version}" in str(response.url)
     fresh = SiteClient(client.app).get("/s/mlm-online-softmax/drill/weak?rate=50", follow_redirects=True)
     assert fresh.status_code == 200 and "seed=" in str(fresh.url) and "还没有练过" in fresh.text
+
+
+def test_home_follows_the_course_order_exercises_then_the_drills_with_their_intro(client):
+    html = client.get("/").text
+    exercises, drills = html.index("/s/ex1-attention-memory"), html.index("/s/mlm-online-softmax")
+    heading, intro = html.index("<h2>MLM 代码训练模式</h2>"), html.index("完成上面的固定填空后")
+    assert html.index("/s/ex5-flash-backward") < heading < intro < drills and exercises < heading
+
+
+def test_a_misleading_hint_of_the_course_gets_a_note_beside_it(client):
+    html = client.get("/s/ex4-flash-forward").text
+    assert "1 / l_new (或 p_ij / l_new)" in unescape(html)  # the course's own hint is kept
+    assert "codecloze 注" in html and "beta @ v_j" in unescape(html)

@@ -98,3 +98,19 @@ def test_listening_urls_are_read_from_this_process_sockets_without_leaking_any()
         assert f"http://[::1]:{wildcard.getsockname()[1]}" in urls
         assert not any(url.endswith(f":{idle.getsockname()[1]}") for url in urls)
         assert len(os.listdir("/proc/self/fd")) == before + 3
+
+
+def test_the_teacher_login_line_is_news_not_a_warning(tmp_path):
+    from tests.conftest import start_server
+
+    proc, _url = start_server(tmp_path / "data", CODECLOZE_TEACHER_TOKEN=None, CODECLOZE_LOG_LEVEL="INFO")
+    lines: list[str] = []
+    try:
+        for line in proc.stdout:
+            lines.append(line.decode())
+            if "teacher login:" in lines[-1]:
+                break
+        assert '"level": "INFO"' in lines[-1] and "teacher login:" in lines[-1], lines[-5:]
+    finally:
+        proc.terminate()
+        proc.wait(10)

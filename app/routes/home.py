@@ -18,8 +18,8 @@ async def home(request: Request) -> Response:
     library = deps.library(request)
     snippets = library.all()
     sections, rest = course_sections(library.home_sections, snippets)
-    where = {s.id: title for title, members in sections for s in members}
-    ordered = [s for _title, members in sections for s in members] + rest
+    where = {s.id: title for title, members, _intro in sections for s in members}
+    ordered = [s for _title, members, _intro in sections for s in members] + rest
     data = [
         {
             "id": s.id,
@@ -55,8 +55,9 @@ def _work(request: Request, learner, library) -> list[dict]:
         return learner_work(db, learner, library)
 
 
-def course_sections(sections, snippets: list) -> tuple[list[tuple[str, list]], list]:
-    """The course's sections in the teacher's order (published snippets only), then the rest by level."""
+def course_sections(sections, snippets: list) -> tuple[list[tuple[str, list, str]], list]:
+    """The course's sections (title, published members, intro as HTML) in the teacher's order, then
+    the rest by level."""
     by_id = {s.id: s for s in snippets}
     placed: set[str] = set()
     out = []
@@ -64,5 +65,5 @@ def course_sections(sections, snippets: list) -> tuple[list[tuple[str, list]], l
         members = [by_id[i] for i in section.snippets if i in by_id and i not in placed]
         placed.update(s.id for s in members)
         if members:
-            out.append((section.title, members))
+            out.append((section.title, members, markdown_html(section.intro) if section.intro else ""))
     return out, [s for s in snippets if s.id not in placed]

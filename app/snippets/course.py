@@ -29,6 +29,7 @@ MAX_TOTAL = 16 << 20  # bytes of all members together, decompressed
 class Section:
     title: str
     snippets: tuple[str, ...]
+    intro: str = ""  # Markdown shown under the section's title, before its snippets
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ class ArchiveRefused(ValueError):
 
 def parse_index(text: str, problems: list[Problem]) -> CourseIndex:
     """`_index.md`: optional front matter with `title` and `sections` (a list of
-    `{title, snippets: [id, …]}`), then prose. Problems go to `problems`."""
+    `{title, intro, snippets: [id, …]}`, intro optional), then prose. Problems go to `problems`."""
     split = split_front_matter(text.removeprefix("\ufeff").replace("\r\n", "\n"))
     if split is None:
         return CourseIndex("codecloze", text.strip())
@@ -74,7 +75,7 @@ def _sections(raw, problems: list[Problem]) -> tuple[Section, ...]:
         if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
             problems.append(Problem(1, _("sections 的每一项需要 title 和 snippets（片段 id 的列表）")))
             continue
-        out.append(Section(str(item.get("title") or ""), tuple(ids)))
+        out.append(Section(str(item.get("title") or ""), tuple(ids), str(item.get("intro") or "")))
     return tuple(out)
 
 

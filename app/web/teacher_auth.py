@@ -39,8 +39,10 @@ class TeacherAuth:
         none is known, e.g. an in-process client)."""
         if self.generated:
             # Like Jupyter: the only way in is this URL, printed once to whoever started the server.
+            # It is news, not a problem (INFO), yet it must show at a stricter level too.
+            level = max(logging.INFO, log.getEffectiveLevel())
             for base in bases or [""]:
-                log.warning("teacher login: %s/teach/login?token=%s", base, self.token)
+                log.log(level, "teacher login: %s/teach/login?token=%s", base, self.token)
 
     def token_matches(self, given: str) -> bool:
         return hmac.compare_digest(given.encode("utf-8", "surrogatepass"), self.token.encode())
