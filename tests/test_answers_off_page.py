@@ -19,14 +19,15 @@ SEEDS = (1, 2, 3)
 
 
 class Attributes(HTMLParser):
-    """Values of every data-* and title attribute, and each blank input's attributes."""
+    """Values of every data-* (but a formula's data-tex) and title attribute, and each blank input's attributes."""
 
     def __init__(self):
         super().__init__()
         self.values, self.blanks = [], []
 
     def handle_starttag(self, tag, attrs):
-        self.values += [v for k, v in attrs if v and (k.startswith("data-") or k == "title")]
+        # data-tex is a prose formula's TeX, shown on the page as that formula: text, not hidden data
+        self.values += [v for k, v in attrs if v and (k.startswith("data-") or k == "title") and k != "data-tex"]
         if tag == "input" and "blank" in (dict(attrs).get("class") or ""):
             self.blanks.append(dict(attrs))
             self.values += [v for k, v in attrs if v and k != "class"]
