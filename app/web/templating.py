@@ -11,7 +11,7 @@ from markupsafe import Markup
 
 from app import i18n
 from app.engine.cjk import lang_attribute
-from app.engine.inputs import mark_names
+from app.engine.inputs import ASKABLE, BLANK, mark_names
 from app.settings import PROJECT_DIR
 from app.web.accept import prefers
 
@@ -34,6 +34,8 @@ def make_templates() -> Jinja2Blocks:
     templates.env.globals["ui_language"] = i18n.language
     templates.env.globals["ui_languages"] = UI_LANGUAGES
     templates.env.globals["mark_names"] = mark_names
+    templates.env.globals["askable"] = ASKABLE  # templates/_blank.html
+    templates.env.globals["blank_state"] = BLANK
     templates.env.globals["lang_of"] = lambda text: Markup(lang_attribute(str(text)))  # snippet content
     return templates
 
@@ -55,6 +57,10 @@ def wants_json(request: Request) -> bool:
     return prefers(request.headers.get("accept", ""), "application/json", over="text/html")
 
 
+def templates_of(request: Request) -> Jinja2Blocks:
+    return request.app.state.templates
+
+
 def is_htmx(request: Request) -> bool:
     return request.headers.get("hx-request") == "true" and request.headers.get("hx-boosted") != "true"
 
@@ -73,7 +79,7 @@ def render(
     swaps, else the whole page."""
     if data is not None and wants_json(request):
         return JSONResponse(data() if callable(data) else data, status_code=status, headers=headers)
-    templates: Jinja2Blocks = request.app.state.templates
+    templates = templates_of(request)
     part = block if block and is_htmx(request) else None
     if part:
         return HTMLResponse(
