@@ -1,5 +1,11 @@
-"""Highlighted code with an <input> in place of each hole (Pygments classes, line by line)."""
+"""Highlighted code, cut where the blanks go (Pygments' token classes, line by line).
 
+`code_parts` gives the HTML between the blanks, leaving out what each blank hides; the page's
+template puts an <input> in each blank's place (templates/_blank.html). Code without blanks is
+`code_html`.
+"""
+
+from bisect import bisect_right
 from functools import lru_cache
 
 from markupsafe import Markup, escape
@@ -7,11 +13,10 @@ from pygments.lexers import PythonLexer
 from pygments.token import STANDARD_TYPES
 
 from .cjk import lang_attribute
-from .inputs import BLANK, HoleState, ascii_html, input_html, input_parts
+from .inputs import BLANK, HoleState
 from .score import Hole
-from .tokens import candidate_spans
 
-__all__ = ["BLANK", "HoleState", "render_code", "render_mask"]
+__all__ = ["BLANK", "HoleState", "code_html", "code_parts"]
 
 _LEXER = PythonLexer(stripnl=False, ensurenl=False)
 
@@ -23,155 +28,61 @@ def _css_class(ttype) -> str:
 
 
 @lru_cache(maxsize=128)
-def _pieces(code: str, cuts: tuple[int, ...]) -> tuple[tuple[int, int, tuple[str, ...]], ...]:
-    """Highlighted pieces of `code`, cut at every offset a hole may start or end.
-
-    Each piece is (start, end, html per line part); cached, so a new mask costs one pass.
-    """
-    out = []
-    for index, ttype, value in _LEXER.get_tokens_unprocessed(code):
-        css = _css_class(ttype)
-        inner = [c for c in cuts if index < c < index + len(value)] if len(value) > 1 else []
-        bounds = [index, *inner, index + len(value)]
-        for a, b in zip(bounds, bounds[1:]):
-            # Chinese comments and strings say so (`lang`), on English pages too.
-            parts = tuple(
-                f'<span class="{css}"{lang_attribute(p)}>{escape(p)}</span>' if css and p else str(escape(p))
-                for p in code[a:b].split("\n")
-            )
-            out.append((a, b, parts))
-    return tuple(out)
+def tokens(code: str) -> tuple[tuple[int, str, str], ...]:
+    """Start, CSS class and text of each token Pygments finds in `code`. Kept for the snippets
+    being served: lexing is most of what showing a mask costs (bench/RESULTS.md), and every page
+    of a snippet version lexes the same code."""
+    return tuple((start, _css_class(ttype), text) for start, ttype, text in _LEXER.get_tokens_unprocessed(code))
 
 
-@lru_cache(maxsize=128)
-def _span_bounds(code: str) -> frozenset[int]:
-    return frozenset(b for span in candidate_spans(code) for b in (span.start, span.end))
+def _line_open(line: str) -> str:
+    """A line's opening tag, with its indentation (`--i`) for the hanging indent of a wrapped long
+    line (app.css)."""
+    indent = len(line) - len(line.lstrip(" "))
+    return f'<span class="line" style="--i:{indent}">' if indent and line.strip() else '<span class="line">'
 
 
-def _cuts(code: str, holes: list[Hole]) -> tuple[int, ...]:
-    """Where pieces must be cut for these holes; the usual cuts (so cached pieces) when every
-    hole starts and ends where a highlighted token does (a line from its `for`)."""
-    bounds = _span_bounds(code)
-    extra = {b for h in holes for b in (h.start, h.end)} - bounds - _lexer_bounds(code)
-    return tuple(sorted(bounds | extra)) if extra else _sorted_bounds(code)
-
-
-@lru_cache(maxsize=128)
-def _lexer_bounds(code: str) -> frozenset[int]:
-    return frozenset(b for index, _t, value in _LEXER.get_tokens_unprocessed(code) for b in (index, index + len(value)))
-
-
-@lru_cache(maxsize=128)
-def _sorted_bounds(code: str) -> tuple[int, ...]:
-    return tuple(sorted(_span_bounds(code)))
-
-
-def _span_indices(code: str, holes: list[Hole]) -> dict[int, tuple[Hole, int]] | None:
-    """Holes by the candidate index they start at, with the index they end at; None when some
-    hole does not start and end at candidate tokens (a line that starts with `for`)."""
-    starts, ends = _bound_index(code)
-    found = {}
-    for hole in holes:
-        first, last = starts.get(hole.start), ends.get(hole.end)
-        if first is None or last is None:
-            return None
-        found[first] = (hole, last)
-    return found
-
-
-@lru_cache(maxsize=128)
-def _bound_index(code: str) -> tuple[dict[int, int], dict[int, int]]:
-    spans = candidate_spans(code)
-    return {s.start: s.index for s in spans}, {s.end: s.index for s in spans}
-
-
-@lru_cache(maxsize=128)
-def _line_opens(code: str) -> tuple[str, ...]:
-    """Each line's opening tag, with its indentation (`--i`) for the hanging indent of a
-    wrapped long line (app.css)."""
-    out = []
-    for line in code.split("\n"):
-        indent = len(line) - len(line.lstrip(" "))
-        out.append(f'<span class="line" style="--i:{indent}">' if indent and line.strip() else '<span class="line">')
-    return tuple(out)
-
-
-@lru_cache(maxsize=128)
-def _layout(code: str) -> tuple[tuple[str, ...], tuple[str, ...], str]:
-    """The highlighted code as HTML between candidate spans, HTML of each span, and the tail.
-
-    A random mask then costs one join: a gap, then the span or its input, for each span.
-    """
-    spans, opens = candidate_spans(code), _line_opens(code)
-    starts = {s.start: s for s in spans}
-    gaps, span_html, current = [], [], [opens[0]]
-    span_end, line = -1, 0
-    for start, end, parts in _pieces(code, _sorted_bounds(code)):
-        if start in starts:
-            gaps.append("".join(current))
-            current, span_end = [], starts[start].end
-        current.append(parts[0])
-        for part in parts[1:]:
-            line += 1
-            current += ["\n</span>", opens[line], part]
-        if end == span_end:
-            span_html.append("".join(current))
-            current, span_end = [], -1
-    tail = "".join(current)
-    tail = tail.removesuffix(opens[-1]) if code.endswith("\n") else tail + "\n</span>"
-    return tuple(gaps), tuple(span_html), tail
-
-
-@lru_cache(maxsize=128)
-def _flat(code: str) -> tuple[str, ...]:
-    """gap 0, span 0, gap 1, span 1, …, tail: span i sits at 2 * i + 1."""
-    gaps, spans, tail = _layout(code)
-    return (*(x for pair in zip(gaps, spans) for x in pair), tail)
-
-
-def render_mask(code: str, holes: dict[int, tuple[Hole, int]], shown: dict[str, HoleState]) -> Markup:
-    """`render_code` for holes from candidate token to candidate token (keyed by the first's
-    index): the fast path. The cached highlighted tokens are swapped for inputs (a span's
-    other tokens and the gaps between them for nothing), then everything is joined once."""
-    out, blanks = list(_flat(code)), _span_blanks(code)
-    for index, (hole, last) in holes.items():
-        state = shown.get(hole.key)
-        if state is None and last == index and hole.key[0] == "s" and hole.hint is None and not hole.tag:
-            before, after = blanks[index]  # a token mask's empty blank: all but its number is the span's
-            out[2 * index + 1] = f"{before}{ascii_html(hole.label)}{after}"
-        else:
-            out[2 * index + 1] = input_html(hole, BLANK if state is None else state)
-            out[2 * index + 2 : 2 * last + 2] = [""] * (2 * (last - index))
-    return Markup("".join(out))
-
-
-@lru_cache(maxsize=128)
-def _span_blanks(code: str) -> tuple[tuple[str, str], ...]:
-    """For each candidate span, its empty <input> before and after the blank's label."""
-    parts = (input_parts(f"s{s.index}", s.text, None, "", "") for s in candidate_spans(code))
-    return tuple((before + middle, after) for before, middle, after in parts)
-
-
-def render_code(code: str, holes: list[Hole], shown: dict[str, HoleState] | None = None) -> Markup:
-    """Code as `<span class="line">` rows of highlighted tokens and inputs."""
-    shown = shown or {}
-    by_span = _span_indices(code, holes)
-    if by_span is not None:
-        return render_mask(code, by_span, shown)
+def code_parts(code: str, holes: list[Hole] | tuple[Hole, ...]) -> list[tuple[Markup, Hole | None]]:
+    """The highlighted code as (HTML before a hole, that hole) pairs in order, then (the rest,
+    None); a hole's own text is left out (a hole across lines joins them)."""
     starts = {h.start: h for h in holes}
-    lines: list[list[str]] = [[]]
-    inside_until = -1
-    for start, _end, parts in _pieces(code, _cuts(code, holes)):
-        if start in starts:
-            hole = starts[start]
-            lines[-1].append(input_html(hole, shown.get(hole.key, BLANK)))
-            inside_until = hole.end
-        if start < inside_until:
-            continue
-        lines[-1].append(parts[0])
-        for part in parts[1:]:
-            lines.append([part])
-    if lines and not "".join(lines[-1]):
-        lines.pop()
-    opens = _line_opens(code)
-    return Markup("".join(f"{opens[n]}{''.join(parts)}\n</span>" for n, parts in enumerate(lines)))
+    cuts = sorted({b for h in holes for b in (h.start, h.end)})
+    opens = [_line_open(line) for line in code.split("\n")]
+    parts: list[tuple[Markup, Hole | None]] = []
+    current, line, filled, inside_until = [opens[0]], 0, False, -1
+    for start, css, text in tokens(code):
+        end = start + len(text)
+        first = bisect_right(cuts, start)
+        inner = [c for c in cuts[first:] if c < end] if first < len(cuts) and cuts[first] < end else []
+        for a, b in zip([start, *inner], [*inner, end]):
+            if a in starts:
+                parts.append((Markup("".join(current)), starts[a]))
+                current, filled, inside_until = [], True, starts[a].end
+            if a < inside_until:
+                continue
+            pieces = code[a:b].split("\n")
+            for n, piece in enumerate(pieces):
+                if n:
+                    line += 1
+                    current += ["\n</span>", opens[line]]
+                    filled = False
+                if piece:
+                    current.append(_piece(css, piece))
+                    filled = True
+    if filled:
+        current.append("\n</span>")
+    elif current:
+        current.pop()  # the open of an empty last line (code ending in a newline)
+    parts.append((Markup("".join(current)), None))
+    return parts
+
+
+def _piece(css: str, text: str) -> str:
+    # Chinese comments and strings say so (`lang`), on English pages too.
+    return f'<span class="{css}"{lang_attribute(text)}>{escape(text)}</span>' if css else str(escape(text))
+
+
+def code_html(code: str) -> Markup:
+    """Code without blanks (setup and check code, previews)."""
+    [(html, _none)] = code_parts(code, ())
+    return html
