@@ -9,7 +9,6 @@ from sqlalchemy.exc import DBAPIError
 from starlette.exceptions import HTTPException
 
 from app.errors import UserError
-from app.web.deps import store
 from app.web.errors import status_of
 from app.web.templating import is_htmx, templates_of, wants_json
 
@@ -62,7 +61,7 @@ def install(app: FastAPI) -> None:
             request.url.path,
             str(exc.orig).splitlines()[0][:200] if exc.orig else exc,
         )
-        store(request).writer.healthy = False
+        request.app.state.store.writer.healthy = False  # a handler takes no dependencies
         return error_response(request, 503, _("数据库暂时无法使用，这次操作没有做任何更改。请稍后重试。"))
 
     @app.exception_handler(Exception)

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 
 from app.errors import NotFound, UserError
 from app.memory.identity import Learner
-from app.web.deps import IdentityDep, LearnerDep, LibraryDep, StoreDep, remember_learner
+from app.web.deps import IdentityDep, LearnerDep, LibraryDep, StoreDep, built, remember_learner
 from app.web.errors import status_of
 from app.web.forms import SMALL_FORM, form_of
 from app.web.templating import render, wants_json
@@ -91,7 +91,7 @@ class Learning:
     identities: IdentityDep
 
 
-LearningDep = Annotated[Learning, Depends()]
+LearningDep = Annotated[Learning, Depends(built(Learning))]
 
 
 @router.get("/me")

@@ -25,6 +25,7 @@ from app.web.deps import (
     LibraryDep,
     NewLearner,
     SnippetDep,
+    built,
     remember_learner,
 )
 from app.web.forms import form_of
@@ -69,7 +70,7 @@ class Submission:
         return snippet
 
 
-SubmissionDep = Annotated[Submission, Depends()]
+SubmissionDep = Annotated[Submission, Depends(built(Submission))]
 
 
 @router.get("/s/{snippet_id}")

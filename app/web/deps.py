@@ -1,8 +1,12 @@
 """Request-scoped things as FastAPI dependencies: the app's singletons, the learner's anonymous id
 and the teacher's session. Routes take them as parameters (`library: LibraryDep`), so a test can
-replace any of them with `app.dependency_overrides[deps.library] = ...`."""
+replace any of them with `app.dependency_overrides[deps.library] = ...`.
+
+They are `async def` though none awaits: FastAPI runs a plain `def` dependency in a worker thread,
+which cost a submission more CPU than all its grading (bench/RESULTS.md)."""
 
 import hmac
+import inspect
 from typing import Annotated
 
 from fastapi import Depends, Request, Response
@@ -23,39 +27,51 @@ from app.web import client_address
 from app.web.teacher_auth import TeacherAuth
 
 
-def settings(request: Request) -> Settings:
+def built(cls):
+    """A dependency that makes `cls` from its parameters' dependencies (a dataclass of them):
+    `Annotated[cls, Depends(built(cls))]`. `Depends()` on the class itself would run it in a
+    worker thread."""
+
+    async def build(**values):
+        return cls(**values)
+
+    build.__signature__ = inspect.signature(cls)
+    return build
+
+
+async def settings(request: Request) -> Settings:
     return request.app.state.settings
 
 
-def library(request: Request) -> SnippetLibrary:
+async def library(request: Request) -> SnippetLibrary:
     return request.app.state.library
 
 
-def store(request: Request) -> Store:
+async def store(request: Request) -> Store:
     return request.app.state.store
 
 
-def catalog(request: Request) -> Catalog:
+async def catalog(request: Request) -> Catalog:
     return request.app.state.catalog
 
 
-def auth(request: Request) -> TeacherAuth:
+async def auth(request: Request) -> TeacherAuth:
     return request.app.state.auth
 
 
-def identity(request: Request) -> Identity:
+async def identity(request: Request) -> Identity:
     return request.app.state.identity
 
 
-def strength_jobs(request: Request) -> StrengthJobs:
+async def strength_jobs(request: Request) -> StrengthJobs:
     return request.app.state.strength_jobs
 
 
-def known_learners(request: Request) -> KnownLearners:
+async def known_learners(request: Request) -> KnownLearners:
     return request.app.state.known_learners
 
 
-def sandbox(request: Request):
+async def sandbox(request: Request):
     """The running sandbox, None where execution is off."""
     return request.app.state.sandbox
 
@@ -71,17 +87,14 @@ KnownLearnersDep = Annotated[KnownLearners, Depends(known_learners)]
 SandboxDep = Annotated[object | None, Depends(sandbox)]
 
 
-def sandbox_or_503(running: SandboxDep):
+def sandbox_or_503(running):
     """The running sandbox, for work that cannot be done without executing code."""
     if running is None:
         raise Busy(_("这台服务器关闭了代码运行，无法检查强度。"))
     return running
 
 
-RunningSandbox = Annotated[object, Depends(sandbox_or_503)]
-
-
-def client(request: Request) -> str | None:
+async def client(request: Request) -> str | None:
     """The client's address (from the socket, or a trusted proxy's header)."""
     return client_address.of_request(request)
 
@@ -99,12 +112,12 @@ def is_teacher(request: Request, teachers: AuthDep) -> bool:
         return False
 
 
-def optional_session(request: Request, teachers: AuthDep) -> dict | None:
+async def optional_session(request: Request, teachers: AuthDep) -> dict | None:
     """The signed-in teacher's session, None without one (pages that anyone may see)."""
     return teachers.session(request)
 
 
-def teacher_session(session: Annotated[dict | None, Depends(optional_session)]) -> dict:
+async def teacher_session(session: Annotated[dict | None, Depends(optional_session)]) -> dict:
     """The signed-in teacher's session, or a 401 that sends them to the login page."""
     if session is None:
         raise Unauthorized(_("请先以教师身份登录。"))
@@ -122,12 +135,12 @@ def check_csrf(session: dict, given: str) -> None:
         raise Forbidden(_("表单已失效（CSRF 校验失败），请刷新页面后重试。"))
 
 
-def api_teacher(request: Request, teachers: AuthDep) -> None:
+async def api_teacher(request: Request, teachers: AuthDep) -> None:
     if not teachers.bearer_ok(request):
         raise Unauthorized(_("需要教师令牌：Authorization: Bearer <token>。"))
 
 
-def snippet_or_404(request: Request, snippet_id: str, snippets: LibraryDep, teachers: AuthDep) -> Snippet:
+async def snippet_or_404(request: Request, snippet_id: str, snippets: LibraryDep, teachers: AuthDep) -> Snippet:
     """A published snippet; drafts too for a signed-in teacher (that is the preview)."""
     snippet = snippets.get(snippet_id)
     if snippet is None or not (snippets.is_visible(snippet_id) or is_teacher(request, teachers)):
@@ -138,7 +151,7 @@ def snippet_or_404(request: Request, snippet_id: str, snippets: LibraryDep, teac
 SnippetDep = Annotated[Snippet, Depends(snippet_or_404)]
 
 
-def learner_id(request: Request, learners: IdentityDep) -> Learner:
+async def learner_id(request: Request, learners: IdentityDep) -> Learner:
     """The learner's id from their signed cookie; a new one (the same for this request) otherwise."""
     learner = learners.learner_from(request.cookies.get(LEARNER_COOKIE))
     if learner is None:
@@ -150,7 +163,7 @@ def learner_id(request: Request, learners: IdentityDep) -> Learner:
 LearnerDep = Annotated[Learner, Depends(learner_id)]
 
 
-def is_new_learner(request: Request, learner: LearnerDep) -> bool:
+async def is_new_learner(request: Request, learner: LearnerDep) -> bool:
     """Whether the learner's id was made for this request (no valid cookie came with it)."""
     return getattr(request.state, "new_learner", None) == learner
 
@@ -164,14 +177,14 @@ def remember_learner(response: Response, learner: Learner) -> Response:
     return response
 
 
-def grading_services(
+async def grading_services(
     attempts: StoreDep, running: SandboxDep, jobs: StrengthJobsDep, known: KnownLearnersDep, config: SettingsDep
 ) -> Services:
     """What grading a submission uses."""
     return Services(attempts, running, jobs, known, config.max_answer_chars)
 
 
-def teaching(
+async def teaching(
     snippets: LibraryDep,
     courses: CatalogDep,
     running: SandboxDep,
