@@ -5,7 +5,7 @@ from hypothesis import strategies as st
 from app.engine import render
 from app.engine.inputs import HoleState, mark_names
 from app.engine.mask import SEED_MAX, blank_count, random_mask
-from app.engine.render import code_parts
+from app.engine.render import blanks_shown
 from app.engine.score import Hole, is_match, score, splice
 from app.engine.tokens import DEFAULT_KINDS, KINDS, candidate_spans, eligible_spans, token_sequence
 from app.learn.drills import random_drill
@@ -235,7 +235,7 @@ def test_fixed_blanks_splice_back_to_the_reference():
 def render_code(code, holes, shown=None) -> str:
     """The code with its blanks as the page's template writes them."""
     module = TEMPLATES.get_template("_blank.html").make_module()
-    return str(module.code(code_parts(code, holes), shown or {}, mark_names()))
+    return str(module.code(blanks_shown(code, holes, shown or {}), mark_names()))
 
 
 def test_render_puts_one_input_per_hole_and_keeps_the_rest():

@@ -9,7 +9,7 @@ from app.learn.feedback import Result
 from app.web.markdown import render_markdown
 
 from ..engine.inert import INERT_KINDS
-from ..engine.render import code_html, code_parts
+from ..engine.render import blanks_shown, code_html
 from ..engine.tokens import DEFAULT_KINDS, KINDS, candidate_spans
 from ..i18n import _
 from .outcome import result_context
@@ -31,8 +31,9 @@ def page_context(drill: Drill, *, shown, result: Result | None, revealed: bool, 
         "snippet": snippet,
         "drill": drill,
         # called by the template: an htmx outcome does not print the code
-        "code_parts": lambda: code_parts(snippet.code, drill.holes),
-        "shown_states": lambda: (result.hole_states() if shown is None and result else shown) or {},
+        "trainer_code": lambda: blanks_shown(
+            snippet.code, drill.holes, (result.hole_states() if shown is None and result else shown) or {}
+        ),
         "revealed": revealed,
         "markdown": markdown_html,
         "static_code": static_code,
