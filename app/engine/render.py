@@ -1,5 +1,11 @@
-"""Highlighted code with an <input> in place of each hole (Pygments classes, line by line)."""
+"""Highlighted code, cut where the blanks go (Pygments' token classes, line by line).
 
+`code_parts` gives the HTML between the blanks, leaving out what each blank hides; the page's
+template puts an <input> in each blank's place (templates/_blank.html). Code without blanks is
+`code_html`. One path for every kind of blank: random tokens, spans, lines and fixed cloze blanks.
+"""
+
+from bisect import bisect_left, bisect_right
 from functools import lru_cache
 
 from markupsafe import Markup, escape
@@ -7,11 +13,11 @@ from pygments.lexers import PythonLexer
 from pygments.token import STANDARD_TYPES
 
 from .cjk import lang_attribute
-from .inputs import BLANK, HoleState, ascii_html, input_html, input_parts
+from .inputs import BLANK, HoleState
 from .score import Hole
 from .tokens import candidate_spans
 
-__all__ = ["BLANK", "HoleState", "render_code", "render_mask"]
+__all__ = ["BLANK", "HoleState", "blanks_shown", "code_html", "code_parts"]
 
 _LEXER = PythonLexer(stripnl=False, ensurenl=False)
 
@@ -22,156 +28,81 @@ def _css_class(ttype) -> str:
     return STANDARD_TYPES[ttype]
 
 
-@lru_cache(maxsize=128)
-def _pieces(code: str, cuts: tuple[int, ...]) -> tuple[tuple[int, int, tuple[str, ...]], ...]:
-    """Highlighted pieces of `code`, cut at every offset a hole may start or end.
+def tokens(code: str) -> tuple[tuple[int, str, str], ...]:
+    """Start, CSS class and text of each token Pygments finds in `code`."""
+    return tuple((start, _css_class(ttype), text) for start, ttype, text in _LEXER.get_tokens_unprocessed(code))
 
-    Each piece is (start, end, html per line part); cached, so a new mask costs one pass.
-    """
-    out = []
-    for index, ttype, value in _LEXER.get_tokens_unprocessed(code):
-        css = _css_class(ttype)
-        inner = [c for c in cuts if index < c < index + len(value)] if len(value) > 1 else []
-        bounds = [index, *inner, index + len(value)]
-        for a, b in zip(bounds, bounds[1:]):
-            # Chinese comments and strings say so (`lang`), on English pages too.
-            parts = tuple(
-                f'<span class="{css}"{lang_attribute(p)}>{escape(p)}</span>' if css and p else str(escape(p))
-                for p in code[a:b].split("\n")
-            )
-            out.append((a, b, parts))
-    return tuple(out)
+
+def _line_open(line: str) -> str:
+    """A line's opening tag, with its indentation (`--i`) for the hanging indent of a wrapped long
+    line (app.css)."""
+    indent = len(line) - len(line.lstrip(" "))
+    return f'<span class="line" style="--i:{indent}">' if indent and line.strip() else '<span class="line">'
 
 
 @lru_cache(maxsize=128)
-def _span_bounds(code: str) -> frozenset[int]:
-    return frozenset(b for span in candidate_spans(code) for b in (span.start, span.end))
+def atoms(code: str, cuts: frozenset[int] = frozenset()) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """The highlighted code as HTML pieces: where each starts, and its HTML. A piece ends at every
+    token, line and eligible-token boundary and at `cuts`, so a blank covers whole pieces; a line
+    break's piece closes its line and opens the next. Kept for the snippets being served: lexing
+    and escaping the code is most of what showing a mask costs (bench/RESULTS.md), and a mask
+    then costs one join per blank."""
+    bounds = sorted({b for span in candidate_spans(code) for b in (span.start, span.end)} | cuts)
+    opens = [_line_open(line) for line in code.split("\n")]
+    starts, pieces, line = [], [], 0
+    for start, css, text in tokens(code):
+        end = start + len(text)
+        inner = bounds[bisect_right(bounds, start) : bisect_left(bounds, end)]
+        for a, b in zip([start, *inner], [*inner, end]):
+            for n, part in enumerate(code[a:b].split("\n")):
+                if n:  # the line break before `part`
+                    line += 1
+                    starts.append(a)
+                    pieces.append("\n</span>" + (opens[line] if line < len(opens) - 1 or code[-1:] != "\n" else ""))
+                    a += 1
+                if part:
+                    starts.append(a)
+                    pieces.append(_piece(css, part))
+                    a += len(part)
+    if not code.endswith("\n"):
+        starts.append(len(code))
+        pieces.append("\n</span>" if code else "")
+    return (0, *starts), (opens[0] if code else "", *pieces)
 
 
-def _cuts(code: str, holes: list[Hole]) -> tuple[int, ...]:
-    """Where pieces must be cut for these holes; the usual cuts (so cached pieces) when every
-    hole starts and ends where a highlighted token does (a line from its `for`)."""
-    bounds = _span_bounds(code)
-    extra = {b for h in holes for b in (h.start, h.end)} - bounds - _lexer_bounds(code)
-    return tuple(sorted(bounds | extra)) if extra else _sorted_bounds(code)
+def code_parts(code: str, holes: list[Hole] | tuple[Hole, ...]) -> tuple[list[tuple[Markup, Hole]], Markup]:
+    """The highlighted code as (HTML before a hole, that hole) pairs in order, and the HTML after
+    the last hole; a hole's own text is left out."""
+    standard = atoms(code)
+    bounds = {b for h in holes for b in (h.start, h.end)}
+    extra = frozenset(b for b in bounds if not _is_start(standard[0], b))
+    starts, pieces = atoms(code, extra) if extra else standard
+    parts, at = [], 0
+    for hole in sorted(holes, key=lambda h: h.start):
+        first, after = bisect_left(starts, hole.start, lo=1), bisect_left(starts, hole.end, lo=1)
+        parts.append((Markup("".join(pieces[at:first])), hole))
+        at = after
+    return parts, Markup("".join(pieces[at:]))
 
 
-@lru_cache(maxsize=128)
-def _lexer_bounds(code: str) -> frozenset[int]:
-    return frozenset(b for index, _t, value in _LEXER.get_tokens_unprocessed(code) for b in (index, index + len(value)))
+def _is_start(starts: tuple[int, ...], offset: int) -> bool:
+    at = bisect_left(starts, offset, lo=1)
+    return at < len(starts) and starts[at] == offset
 
 
-@lru_cache(maxsize=128)
-def _sorted_bounds(code: str) -> tuple[int, ...]:
-    return tuple(sorted(_span_bounds(code)))
+def _piece(css: str, text: str) -> str:
+    # Chinese comments and strings say so (`lang`), on English pages too.
+    return f'<span class="{css}"{lang_attribute(text)}>{escape(text)}</span>' if css else str(escape(text))
 
 
-def _span_indices(code: str, holes: list[Hole]) -> dict[int, tuple[Hole, int]] | None:
-    """Holes by the candidate index they start at, with the index they end at; None when some
-    hole does not start and end at candidate tokens (a line that starts with `for`)."""
-    starts, ends = _bound_index(code)
-    found = {}
-    for hole in holes:
-        first, last = starts.get(hole.start), ends.get(hole.end)
-        if first is None or last is None:
-            return None
-        found[first] = (hole, last)
-    return found
+def blanks_shown(
+    code: str, holes: list[Hole] | tuple[Hole, ...], shown: dict[str, HoleState]
+) -> tuple[list[tuple[Markup, Hole, HoleState]], Markup]:
+    """`code_parts` with what each blank shows (empty unless `shown` says): templates/_blank.html."""
+    parts, tail = code_parts(code, holes)
+    return [(html, hole, shown.get(hole.key, BLANK)) for html, hole in parts], tail
 
 
-@lru_cache(maxsize=128)
-def _bound_index(code: str) -> tuple[dict[int, int], dict[int, int]]:
-    spans = candidate_spans(code)
-    return {s.start: s.index for s in spans}, {s.end: s.index for s in spans}
-
-
-@lru_cache(maxsize=128)
-def _line_opens(code: str) -> tuple[str, ...]:
-    """Each line's opening tag, with its indentation (`--i`) for the hanging indent of a
-    wrapped long line (app.css)."""
-    out = []
-    for line in code.split("\n"):
-        indent = len(line) - len(line.lstrip(" "))
-        out.append(f'<span class="line" style="--i:{indent}">' if indent and line.strip() else '<span class="line">')
-    return tuple(out)
-
-
-@lru_cache(maxsize=128)
-def _layout(code: str) -> tuple[tuple[str, ...], tuple[str, ...], str]:
-    """The highlighted code as HTML between candidate spans, HTML of each span, and the tail.
-
-    A random mask then costs one join: a gap, then the span or its input, for each span.
-    """
-    spans, opens = candidate_spans(code), _line_opens(code)
-    starts = {s.start: s for s in spans}
-    gaps, span_html, current = [], [], [opens[0]]
-    span_end, line = -1, 0
-    for start, end, parts in _pieces(code, _sorted_bounds(code)):
-        if start in starts:
-            gaps.append("".join(current))
-            current, span_end = [], starts[start].end
-        current.append(parts[0])
-        for part in parts[1:]:
-            line += 1
-            current += ["\n</span>", opens[line], part]
-        if end == span_end:
-            span_html.append("".join(current))
-            current, span_end = [], -1
-    tail = "".join(current)
-    tail = tail.removesuffix(opens[-1]) if code.endswith("\n") else tail + "\n</span>"
-    return tuple(gaps), tuple(span_html), tail
-
-
-@lru_cache(maxsize=128)
-def _flat(code: str) -> tuple[str, ...]:
-    """gap 0, span 0, gap 1, span 1, …, tail: span i sits at 2 * i + 1."""
-    gaps, spans, tail = _layout(code)
-    return (*(x for pair in zip(gaps, spans) for x in pair), tail)
-
-
-def render_mask(code: str, holes: dict[int, tuple[Hole, int]], shown: dict[str, HoleState]) -> Markup:
-    """`render_code` for holes from candidate token to candidate token (keyed by the first's
-    index): the fast path. The cached highlighted tokens are swapped for inputs (a span's
-    other tokens and the gaps between them for nothing), then everything is joined once."""
-    out, blanks = list(_flat(code)), _span_blanks(code)
-    for index, (hole, last) in holes.items():
-        state = shown.get(hole.key)
-        if state is None and last == index and hole.key[0] == "s" and hole.hint is None and not hole.tag:
-            before, after = blanks[index]  # a token mask's empty blank: all but its number is the span's
-            out[2 * index + 1] = f"{before}{ascii_html(hole.label)}{after}"
-        else:
-            out[2 * index + 1] = input_html(hole, BLANK if state is None else state)
-            out[2 * index + 2 : 2 * last + 2] = [""] * (2 * (last - index))
-    return Markup("".join(out))
-
-
-@lru_cache(maxsize=128)
-def _span_blanks(code: str) -> tuple[tuple[str, str], ...]:
-    """For each candidate span, its empty <input> before and after the blank's label."""
-    parts = (input_parts(f"s{s.index}", s.text, None, "", "") for s in candidate_spans(code))
-    return tuple((before + middle, after) for before, middle, after in parts)
-
-
-def render_code(code: str, holes: list[Hole], shown: dict[str, HoleState] | None = None) -> Markup:
-    """Code as `<span class="line">` rows of highlighted tokens and inputs."""
-    shown = shown or {}
-    by_span = _span_indices(code, holes)
-    if by_span is not None:
-        return render_mask(code, by_span, shown)
-    starts = {h.start: h for h in holes}
-    lines: list[list[str]] = [[]]
-    inside_until = -1
-    for start, _end, parts in _pieces(code, _cuts(code, holes)):
-        if start in starts:
-            hole = starts[start]
-            lines[-1].append(input_html(hole, shown.get(hole.key, BLANK)))
-            inside_until = hole.end
-        if start < inside_until:
-            continue
-        lines[-1].append(parts[0])
-        for part in parts[1:]:
-            lines.append([part])
-    if lines and not "".join(lines[-1]):
-        lines.pop()
-    opens = _line_opens(code)
-    return Markup("".join(f"{opens[n]}{''.join(parts)}\n</span>" for n, parts in enumerate(lines)))
+def code_html(code: str) -> Markup:
+    """Code without blanks (setup and check code, previews)."""
+    return code_parts(code, ())[1]

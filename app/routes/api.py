@@ -1,12 +1,14 @@
 """The teacher operations as JSON, for scripting a course from a repository (bearer token)."""
 
-from fastapi import APIRouter, Depends, Request
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, Response
 
 from app.errors import Unsupported
 from app.teach import publishing
 from app.teach.publishing import Outcome, report_json
-from app.web import deps
+from app.web.deps import SandboxDep, TeachingDep, api_teacher, sandbox_or_503
 from app.web.forms import content_type, limited_body
 
 from ..i18n import _
@@ -14,13 +16,13 @@ from ..snippets.files import MAX_BYTES
 from ..teach.strength_pages import stored
 from .uploads import too_large_message
 
-router = APIRouter(prefix="/api", dependencies=[Depends(deps.api_teacher)], tags=["teachers"])
+router = APIRouter(prefix="/api", dependencies=[Depends(api_teacher)], tags=["teachers"])
 
 
-def _outcome(request: Request, outcome: Outcome, created: bool) -> JSONResponse:
+def _outcome(teaching, outcome: Outcome, created: bool) -> JSONResponse:
     body = {"saved": outcome.saved is not None, **report_json(outcome.report)}
     if outcome.saved:
-        body["snippet"] = publishing.summary(deps.catalog(request), outcome.saved)
+        body["snippet"] = publishing.summary(teaching.catalog, outcome.saved)
         return JSONResponse(body, status_code=201 if created else 200)
     return JSONResponse(body, status_code=422)
 
@@ -33,20 +35,18 @@ async def _body(request: Request) -> bytes:
 
 
 @router.get("/snippets", summary="List every snippet with its status")
-async def list_snippets(request: Request) -> list[dict]:
-    return [publishing.summary(deps.catalog(request), s) for s in deps.library(request).all(include_hidden=True)]
+async def list_snippets(teaching: TeachingDep) -> list[dict]:
+    return [publishing.summary(teaching.catalog, s) for s in teaching.library.all(include_hidden=True)]
 
 
 @router.get("/snippets/{snippet_id}", summary="One snippet's metadata")
-async def get_snippet(request: Request, snippet_id: str) -> dict:
-    return publishing.summary(deps.catalog(request), publishing.existing(deps.teaching(request), snippet_id))
+async def get_snippet(snippet_id: str, teaching: TeachingDep) -> dict:
+    return publishing.summary(teaching.catalog, publishing.existing(teaching, snippet_id))
 
 
 @router.get("/snippets/{snippet_id}/file", summary="Download the file, byte for byte as uploaded")
-async def get_file(request: Request, snippet_id: str) -> Response:
-    return Response(
-        publishing.existing(deps.teaching(request), snippet_id).source.encode("utf-8"), media_type="text/markdown"
-    )
+async def get_file(snippet_id: str, teaching: TeachingDep) -> Response:
+    return Response(publishing.existing(teaching, snippet_id).source.encode("utf-8"), media_type="text/markdown")
 
 
 @router.put(
@@ -54,34 +54,33 @@ async def get_file(request: Request, snippet_id: str) -> Response:
     summary="Create or edit (validated; an edit makes a new version)",
     openapi_extra={"requestBody": {"content": {"text/markdown": {"schema": {"type": "string"}}}}},
 )
-async def put_snippet(request: Request, snippet_id: str) -> JSONResponse:
+async def put_snippet(request: Request, snippet_id: str, teaching: TeachingDep) -> JSONResponse:
     data = await _body(request)
-    exists = deps.library(request).get(snippet_id) is not None
+    exists = teaching.library.get(snippet_id) is not None
     if exists:
-        publishing.changeable(deps.teaching(request), snippet_id)
-    return _outcome(
-        request, await publishing.submit(deps.teaching(request), data, snippet_id, editing=exists), created=not exists
-    )
+        publishing.changeable(teaching, snippet_id)
+    outcome = await publishing.submit(teaching, data, snippet_id, editing=exists)
+    return _outcome(teaching, outcome, created=not exists)
 
 
 @router.post("/snippets/{snippet_id}/publish", summary="Show to learners")
-async def publish(request: Request, snippet_id: str) -> dict:
-    snippet = publishing.changeable(deps.teaching(request), snippet_id)
-    deps.catalog(request).set_published(snippet, True)
-    return publishing.summary(deps.catalog(request), snippet)
+async def publish(snippet_id: str, teaching: TeachingDep) -> dict:
+    snippet = publishing.changeable(teaching, snippet_id)
+    teaching.catalog.set_published(snippet, True)
+    return publishing.summary(teaching.catalog, snippet)
 
 
 @router.post("/snippets/{snippet_id}/unpublish", summary="Hide from learners")
-async def unpublish(request: Request, snippet_id: str) -> dict:
-    snippet = publishing.changeable(deps.teaching(request), snippet_id)
-    deps.catalog(request).set_published(snippet, False)
-    return publishing.summary(deps.catalog(request), snippet)
+async def unpublish(snippet_id: str, teaching: TeachingDep) -> dict:
+    snippet = publishing.changeable(teaching, snippet_id)
+    teaching.catalog.set_published(snippet, False)
+    return publishing.summary(teaching.catalog, snippet)
 
 
 @router.delete("/snippets/{snippet_id}", summary="Delete (past attempts keep their version)")
-async def delete(request: Request, snippet_id: str) -> dict:
-    publishing.changeable(deps.teaching(request), snippet_id)
-    deps.catalog(request).delete(snippet_id)
+async def delete(snippet_id: str, teaching: TeachingDep) -> dict:
+    publishing.changeable(teaching, snippet_id)
+    teaching.catalog.delete(snippet_id)
     return {"deleted": snippet_id}
 
 
@@ -90,26 +89,24 @@ async def delete(request: Request, snippet_id: str) -> dict:
     status_code=202,
     summary="Start the current version's check-strength analysis in the background",
 )
-async def strength(request: Request, snippet_id: str) -> dict:
-    snippet = publishing.existing(deps.teaching(request), snippet_id)
-    jobs = request.app.state.strength_jobs
-    job_id = jobs.start(snippet, deps.sandbox_or_503(request), deps.store(request).engine)
-    return {
-        "version": snippet.version,
-        **stored(deps.store(request).engine, snippet.id, snippet.version, jobs.get(job_id)),
-    }
+async def strength(snippet_id: str, teaching: TeachingDep, sandbox: SandboxDep) -> dict:
+    snippet = publishing.existing(teaching, snippet_id)
+    jobs = teaching.strength_jobs
+    job_id = jobs.start(snippet, sandbox_or_503(sandbox), teaching.engine)
+    return {"version": snippet.version, **stored(teaching.engine, snippet.id, snippet.version, jobs.get(job_id))}
 
 
 @router.get(
     "/snippets/{snippet_id}/strength",
     summary="Check strength of a version: progress, then every position (caught, weak, blind, untested)",
 )
-async def strength_report(request: Request, snippet_id: str, v: str | None = None) -> dict:
-    snippet = publishing.existing(deps.teaching(request), snippet_id)
+async def strength_report(
+    snippet_id: str,
+    teaching: TeachingDep,
+    v: Annotated[str | None, Query(description="a version (the current one when left out)")] = None,
+) -> dict:
+    snippet = publishing.existing(teaching, snippet_id)
     version = v or snippet.version
-    jobs = request.app.state.strength_jobs
+    jobs = teaching.strength_jobs
     job_id = jobs.running(snippet.id, version)
-    return {
-        "version": version,
-        **stored(deps.store(request).engine, snippet.id, version, jobs.get(job_id) if job_id else None),
-    }
+    return {"version": version, **stored(teaching.engine, snippet.id, version, jobs.get(job_id) if job_id else None)}

@@ -1,11 +1,14 @@
 """Assignments: the class page's form, the JSON API, and each learner's status."""
 
+from typing import Annotated
+
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
+from pydantic import ConfigDict
 
 from app.errors import NotFound, Unsupported
-from app.web import deps
-from app.web.forms import content_type, limited_body
+from app.web.deps import LibraryDep, StoreDep, TeacherSession, api_teacher
+from app.web.forms import TeacherForm, content_type, limited_body, teacher_form_of
 from app.web.teacher_auth import teacher_label
 
 from ..classes import assignments, roster
@@ -13,7 +16,7 @@ from ..i18n import _
 from ..teach import assignments as setting
 
 router = APIRouter()
-api = APIRouter(prefix="/api", dependencies=[Depends(deps.api_teacher)], tags=["teachers"])
+api = APIRouter(prefix="/api", dependencies=[Depends(api_teacher)], tags=["teachers"])
 BODY_BYTES = 4096
 
 
@@ -48,33 +51,44 @@ def _title(library, snippet_id: str) -> str:
     return snippet.title if snippet else snippet_id
 
 
+class AssignmentForm(TeacherForm):
+    """The class page's form; its fields are checked by the use case, as the JSON API's are."""
+
+    model_config = ConfigDict(extra="allow")
+
+
 @router.post("/teach/classes/{code}/assignments")
-async def assign(request: Request, code: str) -> Response:
-    fields = await deps.teacher_form(request)
-    session = deps.teacher_session(request)
-    fields = {**fields, "target": setting.form_target(fields)}
-    with deps.store(request).engine.begin() as db:
+async def assign(
+    code: str,
+    session: TeacherSession,
+    store: StoreDep,
+    library: LibraryDep,
+    form: Annotated[AssignmentForm, Depends(teacher_form_of(AssignmentForm))],
+) -> Response:
+    fields = {**(form.model_extra or {})}
+    fields["target"] = setting.form_target(fields)
+    with store.engine.begin() as db:
         _class_or_404(db, code)
-        setting.create(db, code, fields, deps.library(request), teacher_label(session))
+        setting.create(db, code, fields, library, teacher_label(session))
     return RedirectResponse(f"/teach/classes/{code}#assignments", status_code=303)
 
 
 @api.post("/classes/{code}/assignments", status_code=201, summary="Assign a snippet to a class")
-async def assign_json(request: Request, code: str) -> JSONResponse:
+async def assign_json(request: Request, code: str, store: StoreDep, library: LibraryDep) -> JSONResponse:
     if content_type(request) != "application/json":
         raise Unsupported(_("请以 JSON（application/json）提交。"))
     fields = setting.json_fields(await limited_body(request, BODY_BYTES))
-    with deps.store(request).engine.begin() as db:
+    with store.engine.begin() as db:
         _class_or_404(db, code)
-        made = setting.create(db, code, fields, deps.library(request), "API")
+        made = setting.create(db, code, fields, library, "API")
     return JSONResponse(made.as_json(), status_code=201)
 
 
 @api.get("/classes/{code}/assignments", summary="A class's assignments with each learner's status")
-async def list_json(request: Request, code: str) -> dict:
-    with deps.store(request).engine.connect() as db:
+async def list_json(code: str, store: StoreDep, library: LibraryDep) -> dict:
+    with store.engine.connect() as db:
         _class_or_404(db, code)
-        return board(db, code, deps.library(request))
+        return board(db, code, library)
 
 
 def learner_work(db, learner: str, library) -> list[dict]:

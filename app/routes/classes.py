@@ -1,14 +1,17 @@
 """Classes: teachers create codes and see their learners; learners join with a code or a link."""
 
 from datetime import UTC, datetime
+from typing import Annotated
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import RedirectResponse, Response, StreamingResponse
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 from sqlalchemy.exc import IntegrityError
 from starlette.concurrency import run_in_threadpool
 
 from app.errors import Conflict, NotFound, UserError
-from app.web import deps
+from app.web.deps import LearnerDep, LibraryDep, StoreDep, TeacherSession, remember_learner
+from app.web.forms import TeacherForm, teacher_form_of
 from app.web.teacher_auth import shown_teacher, teacher_label
 from app.web.templating import render
 
@@ -16,7 +19,7 @@ from ..classes import roster
 from ..classes.export import class_csv
 from ..classes.figures import Scope
 from ..classes.fold import fold
-from ..classes.query import days
+from ..classes.query import day_or_none, days
 from ..i18n import _
 from ..memory import identity
 from ..memory.summary import end_of_today
@@ -29,38 +32,75 @@ router.include_router(assignments.router)
 router.include_router(assignments.api)
 
 
-def _page(request: Request, template: str, context: dict, data, status: int = 200) -> Response:
-    session = deps.auth(request).session(request) or {}
+class ClassForm(TeacherForm):
+    """A new class: its code (one is made when left empty) and an optional name."""
+
+    code: str = ""
+    name: str = ""
+
+    @field_validator("code")
+    @classmethod
+    def _code(cls, code: str) -> str:
+        code = code.strip() or roster.new_code()
+        if not roster.CODE.match(code):
+            raise UserError(_("班级代码只能由字母、数字和 - 组成，最多 32 个字符。"))
+        return code
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, name: str) -> str:
+        name = " ".join(name.split())
+        if name and (len(name) > roster.NAME_MAX or not name.isprintable()):
+            raise UserError(_("班级名称最多 %(n)s 个字符。", n=roster.NAME_MAX))
+        return name
+
+    model_config = ConfigDict(validate_default=True)  # an empty code is made one
+
+
+class Days(BaseModel):
+    """A date range of a class's attempts (every day when left out)."""
+
+    start: str = Field("", alias="from", description="first day, YYYY-MM-DD")
+    end: str = Field("", alias="to", description="last day, YYYY-MM-DD")
+    snippet: str = Field("", description="one snippet's attempts only (the CSV)")
+
+    @field_validator("start", "end")
+    @classmethod
+    def _day(cls, value: str, info: ValidationInfo) -> str:
+        return day_or_none(value, "from" if info.field_name == "start" else "to") or ""
+
+    def range(self) -> tuple[str | None, str | None]:
+        return days({"from": self.start, "to": self.end})
+
+
+DaysQuery = Annotated[Days, Query()]
+
+
+def _page(request: Request, session: dict | None, template: str, context: dict, data, status: int = 200) -> Response:
     return render(
         request,
         f"teach/{template}",
-        {"csrf": session.get("csrf", ""), "teacher_name": shown_teacher, **context},
+        {"csrf": (session or {}).get("csrf", ""), "teacher_name": shown_teacher, **context},
         data=data,
         status=status,
     )
 
 
 @router.get("/teach/classes")
-async def class_list(request: Request) -> Response:
-    deps.teacher_session(request)
-    with deps.store(request).engine.connect() as db:
+async def class_list(request: Request, session: TeacherSession, store: StoreDep) -> Response:
+    with store.engine.connect() as db:
         rows = roster.all_classes(db)
     data = [{**r, "created_at": r["created_at"].isoformat()} for r in rows]
-    return _page(request, "classes.html", {"classes": rows}, data={"classes": data})
+    return _page(request, session, "classes.html", {"classes": rows}, data={"classes": data})
 
 
 @router.post("/teach/classes")
-async def create_class(request: Request) -> Response:
-    fields = await deps.teacher_form(request)
-    session = deps.teacher_session(request)
-    code = fields.get("code", "").strip() or roster.new_code()
-    name = " ".join(fields.get("name", "").split()) or None
-    if not roster.CODE.match(code):
-        raise UserError(_("班级代码只能由字母、数字和 - 组成，最多 32 个字符。"))
-    if name and (len(name) > roster.NAME_MAX or not name.isprintable()):
-        raise UserError(_("班级名称最多 %(n)s 个字符。", n=roster.NAME_MAX))
+async def create_class(
+    session: TeacherSession, store: StoreDep, form: Annotated[ClassForm, Depends(teacher_form_of(ClassForm))]
+) -> Response:
+    code, name = form.code, form.name or None
     try:
-        with deps.store(request).engine.begin() as db:
+        with store.engine.begin() as db:
             if roster.exists(db, code):
                 raise Conflict(_("班级代码 “%(code)s” 已经有了，换一个。", code=code))
             roster.create(db, code, name, teacher_label(session))
@@ -70,19 +110,19 @@ async def create_class(request: Request) -> Response:
 
 
 @router.get("/teach/classes/{code}")
-async def class_page(request: Request, code: str) -> Response:
-    deps.teacher_session(request)
-    start, end = days(request.query_params)
-    await run_in_threadpool(fold, deps.store(request).engine)  # not on the event loop: it writes
-    with deps.store(request).engine.connect() as db:
+async def class_page(
+    request: Request, code: str, session: TeacherSession, store: StoreDep, library: LibraryDep, query: DaysQuery
+) -> Response:
+    start, end = query.range()
+    await run_in_threadpool(fold, store.engine)  # not on the event loop: it writes
+    with store.engine.connect() as db:
         found = roster.one(db, code) if roster.CODE.match(code) else None
         if found is None:
             raise NotFound(_("没有班级代码 “%(code)s”。", code=code[:32]))
         code = found["code"]
         learners = roster.roster(db, Scope("", "", code, start, end), end_of_today(datetime.now(UTC)))
         snippets = roster.snippets_practised(db, code)
-        work = assignments.board(db, code, deps.library(request))
-    library = deps.library(request)
+        work = assignments.board(db, code, library)
     titles = {s: (library.get(s).title if library.get(s) else s) for s in snippets}
     join = str(request.base_url).rstrip("/") + f"/join/{code}"
     choices = [s for s in library.all(include_hidden=True)]
@@ -105,43 +145,40 @@ async def class_page(request: Request, code: str) -> Response:
         "snippets": snippets,
         "assignments": work["assignments"],
     }
-    return _page(request, "class.html", context, data=data)
+    return _page(request, session, "class.html", context, data=data)
 
 
 @router.get("/teach/classes/{code}/attempts.csv")
-async def class_export(request: Request, code: str) -> Response:
-    deps.teacher_session(request)
-    start, end = days(request.query_params)
-    with deps.store(request).engine.connect() as db:
-        code = roster.stored_code(db, code) if roster.CODE.match(code) else None
-        if code is None:
-            raise NotFound(_("没有班级代码 “%(code)s”。", code=request.path_params["code"][:32]))
-    snippet_id = request.query_params.get("snippet") or None
+async def class_export(code: str, _session: TeacherSession, store: StoreDep, query: DaysQuery) -> Response:
+    start, end = query.range()
+    with store.engine.connect() as db:
+        stored = roster.stored_code(db, code) if roster.CODE.match(code) else None
+        if stored is None:
+            raise NotFound(_("没有班级代码 “%(code)s”。", code=code[:32]))
     return StreamingResponse(
-        class_csv(deps.store(request).engine, code, start, end, snippet_id),
+        class_csv(store.engine, stored, start, end, query.snippet or None),
         media_type="text/csv; charset=utf-8",
-        headers={"Content-Disposition": f'attachment; filename="class-{code}.csv"'},
+        headers={"Content-Disposition": f'attachment; filename="class-{stored}.csv"'},
     )
 
 
 @router.get("/join/{code}")
-async def join_page(request: Request, code: str) -> Response:
+async def join_page(request: Request, code: str, store: StoreDep) -> Response:
     """Asks first: a link alone must not move a browser into a class (another site could send it)."""
-    found = _class_or_404(request, code)
+    found = _class_or_404(store, code)
     return render(request, "join.html", {"cls": found}, data={"code": found["code"], "name": found["name"]})
 
 
 @router.post("/join/{code}")
-async def join(request: Request, code: str) -> Response:
-    found = _class_or_404(request, code)
-    learner = deps.learner_id(request)
-    with deps.store(request).engine.begin() as db:
+async def join(code: str, store: StoreDep, learner: LearnerDep) -> Response:
+    found = _class_or_404(store, code)
+    with store.engine.begin() as db:
         identity.save_profile(db, learner, class_code=found["code"])
-    return deps.remember_learner(RedirectResponse("/me", status_code=303), learner)
+    return remember_learner(RedirectResponse("/me", status_code=303), learner)
 
 
-def _class_or_404(request: Request, code: str) -> dict:
-    with deps.store(request).engine.connect() as db:
+def _class_or_404(store, code: str) -> dict:
+    with store.engine.connect() as db:
         found = roster.one(db, code) if roster.CODE.match(code) else None
     if found is None:
         raise NotFound(_("没有班级代码 “%(code)s”。请向老师确认。", code=code[:32]))

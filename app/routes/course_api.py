@@ -1,17 +1,20 @@
 """A course at once through the JSON API: `POST /api/import` with a zip or tar of `.md` files."""
 
-from fastapi import APIRouter, Depends, Request
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field, field_validator
 
 from app.errors import Unsupported, UserError
-from app.web import deps
+from app.web.deps import CatalogDep, SandboxDep, SettingsDep, api_teacher
 from app.web.forms import content_type, limited_body
 
 from ..i18n import _
 from ..snippets.course import ArchiveRefused, read_archive
 from ..teach.course_import import import_course
 
-router = APIRouter(prefix="/api", dependencies=[Depends(deps.api_teacher)], tags=["teachers"])
+router = APIRouter(prefix="/api", dependencies=[Depends(api_teacher)], tags=["teachers"])
 MAX_ARCHIVE_BYTES = 8 << 20
 ARCHIVE_TYPES = (
     "",
@@ -26,11 +29,16 @@ ARCHIVE_TYPES = (
 )
 
 
-def _publish(request: Request) -> bool:
-    value = request.query_params.get("publish", "false").lower()
-    if value not in ("true", "false", "1", "0"):
-        raise UserError(_("publish 只能是 true 或 false。"))
-    return value in ("true", "1")
+class ImportQuery(BaseModel):
+    publish: bool = Field(False, description="publish every snippet of the course once it is saved")
+
+    @field_validator("publish", mode="before")
+    @classmethod
+    def _flag(cls, raw) -> bool:
+        value = str(raw).lower()
+        if value not in ("true", "false", "1", "0"):
+            raise UserError(_("publish 只能是 true 或 false。"))
+        return value in ("true", "1")
 
 
 @router.post(
@@ -38,8 +46,13 @@ def _publish(request: Request) -> bool:
     summary="Import a course: a zip or tar of .md files, all saved or none",
     openapi_extra={"requestBody": {"content": {"application/zip": {"schema": {"type": "string", "format": "binary"}}}}},
 )
-async def import_archive(request: Request) -> JSONResponse:
-    publish = _publish(request)
+async def import_archive(
+    request: Request,
+    catalog: CatalogDep,
+    sandbox: SandboxDep,
+    settings: SettingsDep,
+    query: Annotated[ImportQuery, Query()],
+) -> JSONResponse:
     if content_type(request) not in ARCHIVE_TYPES:
         raise Unsupported(_("请以 zip 或 tar 压缩包上传课程。"))
     data = await limited_body(
@@ -51,9 +64,9 @@ async def import_archive(request: Request) -> JSONResponse:
         return JSONResponse({"saved": False, "error": list(err.args[0])}, status_code=422)
     report = await import_course(
         files,
-        deps.catalog(request),
-        sandbox=request.app.state.sandbox,
-        packages=deps.settings(request).package_names,
-        publish=publish,
+        catalog,
+        sandbox=sandbox,
+        packages=settings.package_names,
+        publish=query.publish,
     )
     return JSONResponse(report.as_json(), status_code=201 if report.saved else 422)

@@ -10,7 +10,7 @@ from starlette.exceptions import HTTPException
 
 from app.errors import UserError
 from app.web.errors import status_of
-from app.web.templating import is_htmx, wants_json
+from app.web.templating import is_htmx, templates_of, wants_json
 
 from ..i18n import _
 
@@ -27,8 +27,7 @@ def error_response(request: Request, status: int, message: str, details: list[st
     if is_htmx(request):
         # Shown above the form without replacing it, so typed answers survive.
         headers.update({"HX-Retarget": "#flash", "HX-Reswap": "innerHTML"})
-    templates = request.app.state.templates
-    return templates.TemplateResponse(
+    return templates_of(request).TemplateResponse(
         request,
         "error.html",
         {"status": status, "message": message, "details": details},
@@ -62,7 +61,7 @@ def install(app: FastAPI) -> None:
             request.url.path,
             str(exc.orig).splitlines()[0][:200] if exc.orig else exc,
         )
-        request.app.state.store.writer.healthy = False
+        request.app.state.store.writer.healthy = False  # a handler takes no dependencies
         return error_response(request, 503, _("数据库暂时无法使用，这次操作没有做任何更改。请稍后重试。"))
 
     @app.exception_handler(Exception)

@@ -2,10 +2,10 @@
 
 import asyncio
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
-from app.web import deps
+from app.web.deps import LibraryDep, SandboxDep, SettingsDep, StoreDep
 
 from ..sandbox.packages import listing
 
@@ -14,10 +14,7 @@ STATUS_SECONDS = 2.0  # a health check answers quickly even when the fork server
 
 
 @router.get("/healthz")
-async def health(request: Request) -> JSONResponse:
-    settings = deps.settings(request)
-    sandbox = request.app.state.sandbox
-    store = deps.store(request)
+async def health(settings: SettingsDep, sandbox: SandboxDep, store: StoreDep, library: LibraryDep) -> JSONResponse:
     database = store.healthy or store.recheck()
     server = await fork_server(sandbox)
     working = database and server["state"] in ("running", "off")
@@ -25,7 +22,7 @@ async def health(request: Request) -> JSONResponse:
         {
             "status": "ok" if working else "degraded",
             "database": "ok" if database else "cannot write: submissions are scored but not saved",
-            "snippets": len(deps.library(request).all()),
+            "snippets": len(library.all()),
             "execution": "on" if sandbox is not None else "off",
             "fork_server": server,
             "protections": sandbox.protections() if sandbox is not None else {},

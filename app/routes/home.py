@@ -3,7 +3,7 @@
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from app.web import deps
+from app.web.deps import LearnerDep, LibraryDep, NewLearner, StoreDep
 from app.web.templating import render
 
 from ..memory.summary import due_today
@@ -14,8 +14,9 @@ router = APIRouter()
 
 
 @router.get("/")
-async def home(request: Request) -> Response:
-    library = deps.library(request)
+async def home(
+    request: Request, library: LibraryDep, store: StoreDep, learner: LearnerDep, new_learner: NewLearner
+) -> Response:
     snippets = library.all()
     sections, rest = course_sections(library.home_sections, snippets)
     where = {s.id: title for title, members, _intro in sections for s in members}
@@ -34,11 +35,9 @@ async def home(request: Request) -> Response:
         }
         for s in ordered
     ]
-    learner = deps.learner_id(request)
     # a visitor without a (valid) learner cookie has nothing due: no query
-    known = not getattr(request.state, "new_learner", None)
-    due = due_today(deps.store(request), learner, library) if known else []
-    work = _work(request, learner, library) if known else []
+    due = due_today(store, learner, library) if not new_learner else []
+    work = _work(store, learner, library) if not new_learner else []
     context = {
         "snippets": rest,
         "sections": sections,
@@ -50,8 +49,8 @@ async def home(request: Request) -> Response:
     return render(request, "home.html", context, data=data)  # JSON: the list, as before (`/me` has the due list)
 
 
-def _work(request: Request, learner, library) -> list[dict]:
-    with deps.store(request).engine.connect() as db:
+def _work(store, learner, library) -> list[dict]:
+    with store.engine.connect() as db:
         return learner_work(db, learner, library)
 
 

@@ -1,15 +1,19 @@
 """The learner's own pages: progress, export, forgetting, profile and the device link."""
 
 import re
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Annotated
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
+from pydantic import BaseModel, ConfigDict, field_validator
 
 from app.errors import NotFound, UserError
-from app.web import deps
+from app.memory.identity import Learner
+from app.web.deps import IdentityDep, LearnerDep, LibraryDep, StoreDep, built, remember_learner
 from app.web.errors import status_of
-from app.web.forms import read_fields
+from app.web.forms import SMALL_FORM, form_of
 from app.web.templating import render, wants_json
 
 from ..classes import roster
@@ -25,25 +29,87 @@ router = APIRouter()
 CLASS_CODE = re.compile(r"^[A-Za-z0-9-]{0,32}$")
 
 
+class ConfirmForm(BaseModel):
+    model_config = ConfigDict(validate_default=True)
+
+    confirm: str = ""
+
+    @field_validator("confirm")
+    @classmethod
+    def _checked(cls, confirm: str) -> str:
+        if confirm != "yes":
+            raise UserError(_("请勾选确认后再删除记录。"))
+        return confirm
+
+
+class ProfileForm(BaseModel):
+    """A display name (runs of spaces made one) and a class code, checked by the route: a refused
+    profile is shown again on /me with what was typed."""
+
+    name: str = ""
+    class_code: str = ""
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, name: str) -> str:
+        return " ".join(name.split())
+
+    @field_validator("class_code")
+    @classmethod
+    def _code(cls, code: str) -> str:
+        return code.strip()
+
+
+class RetentionForm(BaseModel):
+    model_config = ConfigDict(validate_default=True)
+
+    retention: float = ""  # type: ignore[assignment]
+
+    @field_validator("retention", mode="before")
+    @classmethod
+    def _offered(cls, raw) -> float:
+        raw = str(raw).strip()
+        retention = next((r for r in RETENTIONS if raw in (str(r), f"{r:.2f}")), None)
+        if retention is None:
+            raise UserError(
+                _(
+                    "目标记忆率只能是 %(choices)s 之一，收到的是 “%(raw)s”。",
+                    choices=_("、").join(f"{r:.2f}" for r in RETENTIONS),
+                    raw=raw[:40],
+                ),
+            )
+        return retention
+
+
+@dataclass
+class Learning:
+    """The learner and where their history is kept."""
+
+    learner: LearnerDep
+    store: StoreDep
+    library: LibraryDep
+    identities: IdentityDep
+
+
+LearningDep = Annotated[Learning, Depends(built(Learning))]
+
+
 @router.get("/me")
-async def me(request: Request) -> Response:
-    return _me_page(request)
+async def me(request: Request, learning: LearningDep) -> Response:
+    return _me_page(request, learning)
 
 
-def _me_page(request: Request, status: int = 200, profile: dict | None = None) -> Response:
+def _me_page(request: Request, learning: Learning, status: int = 200, profile: dict | None = None) -> Response:
     """The /me page; `profile` carries a refused profile form (what was typed, the error) back into it."""
-    learner, store = deps.learner_id(request), deps.store(request)
-    now = datetime.now(UTC)
-    with store.engine.connect() as db:
+    learner, library, now = learning.learner, learning.library, datetime.now(UTC)
+    with learning.store.engine.connect() as db:
         who = identity.profile(db, learner)
-        due = due_list(db, learner, deps.library(request), end_of_today(now), now)
-        snippets = snippet_progress(db, learner, deps.library(request), now)
-        work = learner_work(db, learner, deps.library(request))
+        due = due_list(db, learner, library, end_of_today(now), now)
+        snippets = snippet_progress(db, learner, library, now)
+        work = learner_work(db, learner, library)
         model = learner_model(db, learner)
     link = (
-        str(request.base_url).rstrip("/")
-        + "/me/continue/"
-        + request.app.state.identity.link_token(learner, who["link_gen"])
+        str(request.base_url).rstrip("/") + "/me/continue/" + learning.identities.link_token(learner, who["link_gen"])
     )
     context = {
         "who": who,
@@ -68,10 +134,9 @@ def _me_page(request: Request, status: int = 200, profile: dict | None = None) -
 
 
 @router.get("/me/attempts.csv")
-async def export(request: Request) -> Response:
-    store = deps.store(request)
+async def export(store: StoreDep, learner: LearnerDep) -> Response:
     with store.engine.connect() as db:
-        text = attempts_csv(db, deps.learner_id(request))
+        text = attempts_csv(db, learner)
     return Response(
         text,
         media_type="text/csv; charset=utf-8",
@@ -80,96 +145,82 @@ async def export(request: Request) -> Response:
 
 
 @router.post("/me/delete")
-async def delete_history(request: Request) -> Response:
-    fields = await read_fields(request, 4096)
-    if fields.get("confirm") != "yes":
-        raise UserError(_("请勾选确认后再删除记录。"))
-    store = deps.store(request)
+async def delete_history(
+    store: StoreDep, learner: LearnerDep, _form: Annotated[ConfirmForm, Depends(form_of(ConfirmForm, SMALL_FORM))]
+) -> Response:
     with store.engine.begin() as db:
-        forgetting.history(db, deps.learner_id(request))
-    return _back(request)
+        forgetting.history(db, learner)
+    return _back()
 
 
 @router.post("/me/profile")
-async def save_profile(request: Request) -> Response:
-    fields = await read_fields(request, 4096)
-    name = " ".join(fields.get("name", "").split())
-    code = fields.get("class_code", "").strip()
+async def save_profile(
+    request: Request, learning: LearningDep, form: Annotated[ProfileForm, Depends(form_of(ProfileForm, SMALL_FORM))]
+) -> Response:
     try:
-        return _saved_profile(request, name, code)
+        return _saved_profile(learning, form.name, form.class_code)
     except UserError as refused:
         if wants_json(request):
             raise
         # Shown on /me next to the form, with what was typed, rather than on a bare error page.
+        name, code = form.name, form.class_code
         field = "name" if len(name) > 40 or not name.isprintable() else "class_code"
         typed = {"name": name[:80], "class_code": code[:64], "error": refused.message, "field": field}
-        return _me_page(request, status_of(refused), typed)
+        return _me_page(request, learning, status_of(refused), typed)
 
 
-def _saved_profile(request: Request, name: str, code: str) -> Response:
+def _saved_profile(learning: Learning, name: str, code: str) -> Response:
     if len(name) > 40 or not name.isprintable():
         raise UserError(_("名字最多 40 个字符。"))
     if not CLASS_CODE.match(code):
         raise UserError(_("班级代码只能由字母、数字和 - 组成，最多 32 个字符。"))
-    learner = deps.learner_id(request)
-    with deps.store(request).engine.begin() as db:
+    with learning.store.engine.begin() as db:
         stored = roster.stored_code(db, code) if code else None  # a code typed in any case
         if code and stored is None:
             raise UserError(_("没有班级代码 “%(code)s”。请向老师确认。", code=code))
-        identity.save_profile(db, learner, name=name or None, class_code=stored)
-    return deps.remember_learner(_back(request), learner)
+        identity.save_profile(db, learning.learner, name=name or None, class_code=stored)
+    return remember_learner(_back(), learning.learner)
 
 
 @router.post("/me/retention")
-async def save_retention(request: Request) -> Response:
-    raw = (await read_fields(request, 4096)).get("retention", "").strip()
-    retention = next((r for r in RETENTIONS if raw in (str(r), f"{r:.2f}")), None)
-    if retention is None:
-        raise UserError(
-            _(
-                "目标记忆率只能是 %(choices)s 之一，收到的是 “%(raw)s”。",
-                choices=_("、").join(f"{r:.2f}" for r in RETENTIONS),
-                raw=raw[:40],
-            ),
-        )
-    learner = deps.learner_id(request)
-    with deps.store(request).engine.begin() as db:
-        set_retention(db, learner, retention)
-    return deps.remember_learner(_back(request), learner)
+async def save_retention(
+    store: StoreDep, learner: LearnerDep, form: Annotated[RetentionForm, Depends(form_of(RetentionForm, SMALL_FORM))]
+) -> Response:
+    with store.engine.begin() as db:
+        set_retention(db, learner, form.retention)
+    return remember_learner(_back(), learner)
 
 
 @router.post("/me/link")
-async def rotate_link(request: Request) -> Response:
+async def rotate_link(store: StoreDep, learner: LearnerDep) -> Response:
     """A new device link; the old one stops working."""
-    learner = deps.learner_id(request)
-    with deps.store(request).engine.begin() as db:
+    with store.engine.begin() as db:
         identity.save_profile(db, learner, link_gen=identity.link_generation(db, learner) + 1)
-    return deps.remember_learner(_back(request), learner)
+    return remember_learner(_back(), learner)
 
 
 @router.get("/me/continue/{token}")
-async def continue_page(request: Request, token: str) -> Response:
+async def continue_page(request: Request, token: str, store: StoreDep, identities: IdentityDep) -> Response:
     """Asks before switching: a link alone must not swap a browser's learner (an attacker's link
     would collect the victim's practice into a history the attacker reads)."""
-    _link_owner(request, token)
+    _link_owner(store, identities, token)
     return render(request, "continue.html", {"token": token}, data={"valid": True})
 
 
 @router.post("/me/continue/{token}")
-async def continue_here(request: Request, token: str) -> Response:
-    learner = _link_owner(request, token)
-    ident = request.app.state.identity
+async def continue_here(token: str, store: StoreDep, identities: IdentityDep) -> Response:
+    learner = _link_owner(store, identities, token)
     response = RedirectResponse("/me", status_code=303)
-    return deps.remember_learner(response, identity.Learner(learner, ident.set_cookie_header(learner)))
+    return remember_learner(response, Learner(learner, identities.set_cookie_header(learner)))
 
 
-def _link_owner(request: Request, token: str) -> str:
-    with deps.store(request).engine.connect() as db:
-        learner = request.app.state.identity.link_owner(token, db)
+def _link_owner(store, identities, token: str) -> str:
+    with store.engine.connect() as db:
+        learner = identities.link_owner(token, db)
     if learner is None:
         raise NotFound(_("这个继续学习的链接无效，或已被更换。"))
     return learner
 
 
-def _back(request: Request) -> Response:
+def _back() -> Response:
     return RedirectResponse("/me", status_code=303)

@@ -2,14 +2,15 @@
 
 from dataclasses import replace
 from datetime import UTC, datetime
+from typing import Annotated
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import RedirectResponse, Response
 
-from app.errors import NotFound, UserError
-from app.learn.drills import chosen_drill, parse_rate, parse_seed, parse_unit
-from app.web import deps
-from app.web.forms import read_fields
+from app.errors import UserError
+from app.learn.drills import chosen_drill, parse_seed
+from app.web.deps import LearnerDep, LibraryDep, SnippetDep, StoreDep
+from app.web.forms import form_of
 
 from ..engine.mask import new_seed
 from ..engine.tokens import eligible_spans
@@ -19,7 +20,8 @@ from ..memory.learner_model import learner_model
 from ..memory.pieces import piece_review, pieces_of, valid_pieces
 from ..memory.review import Review, decode, decode_pieces, encode, review_mask
 from ..memory.state import card_version, first_seen, token_memory
-from .trainer import _grade, _show, _submitted_version
+from .params import ReviewForm, ReviewMask, ReviewQuery
+from .trainer import SubmissionDep, grade_page, show, version_or_404
 
 router = APIRouter()
 
@@ -33,34 +35,35 @@ def review_url(snippet_id: str, version: str, rate: int, seed: int, review: Revi
 
 
 @router.get("/s/{snippet_id}/review")
-async def review_page(request: Request, snippet_id: str) -> Response:
-    query = request.query_params
-    snippet = deps.snippet_or_404(request, snippet_id)
-    rate, unit = parse_rate(query.get("rate")), parse_unit(query.get("unit"))
-    if "low" not in query:
-        return RedirectResponse(_fresh_review(request, snippet, rate, unit), status_code=303)
-    version = query.get("v", "")
-    if version != snippet.version:
-        snippet = deps.library(request).get(snippet_id, version)
-        if snippet is None:
-            raise NotFound(_("片段 “%(id)s” 没有版本 %(v)s。", id=snippet_id, v=version[:12]))
-    drill = _drill(snippet, rate, parse_seed(query.get("seed", "")), dict(query))
-    return _show(request, replace(drill, review=replace(drill.review, forecast=_forecast(request, snippet))))
+async def review_page(
+    request: Request,
+    snippet: SnippetDep,
+    library: LibraryDep,
+    learner: LearnerDep,
+    store: StoreDep,
+    query: Annotated[ReviewQuery, Query()],
+) -> Response:
+    if query.low is None:
+        return RedirectResponse(_fresh_review(store, learner, snippet, query.rate, query.unit), status_code=303)
+    if query.v != snippet.version:
+        snippet = version_or_404(library, snippet.id, query.v)
+    seed = query.seed if query.seed is not None else parse_seed("")
+    drill = _drill(snippet, query.rate, seed, query.unit, query)
+    review = replace(drill.review, forecast=_forecast(store, learner, snippet))
+    return show(request, library, replace(drill, review=review))
 
 
 @router.post("/s/{snippet_id}/review")
-async def submit_review(request: Request, snippet_id: str) -> Response:
-    fields = await read_fields(request, deps.settings(request).max_form_bytes)
-    snippet = _submitted_version(request, snippet_id, fields)
-    return await _grade(
-        request, _drill(snippet, parse_rate(fields.get("rate")), parse_seed(fields.get("seed", "")), fields), fields
-    )
+async def submit_review(
+    request: Request, submission: SubmissionDep, form: Annotated[ReviewForm, Depends(form_of(ReviewForm))]
+) -> Response:
+    drill = _drill(submission.version(form), form.rate, form.seed, form.unit, form)
+    return await grade_page(request, submission, drill, form)
 
 
-def _fresh_review(request: Request, snippet, rate: int, unit: str) -> str:
+def _fresh_review(store, learner: str, snippet, rate: int, unit: str) -> str:
     """The address of the mask chosen from this learner's memory as it stands now."""
-    learner, store, seed = deps.learner_id(request), deps.store(request), new_seed()
-    now = datetime.now(UTC)
+    seed, now = new_seed(), datetime.now(UTC)
     with store.engine.connect() as db:
         memory = token_memory(
             db, learner, snippet.id, snippet.version, snippet.code, card_version(db, learner, snippet.id)
@@ -75,10 +78,10 @@ def _fresh_review(request: Request, snippet, rate: int, unit: str) -> str:
     return review_url(snippet.id, snippet.version, rate, seed, review)
 
 
-def _forecast(request: Request, snippet):
+def _forecast(store, learner: str, snippet):
     """This learner's predicted recall of the snippet now and in a week (shown beside the mask)."""
-    learner, now = deps.learner_id(request), datetime.now(UTC)
-    with deps.store(request).engine.connect() as db:
+    now = datetime.now(UTC)
+    with store.engine.connect() as db:
         memory = token_memory(
             db, learner, snippet.id, snippet.version, snippet.code, card_version(db, learner, snippet.id)
         )
@@ -92,14 +95,14 @@ def _eligible(snippet) -> tuple[int, ...]:
     return tuple(s.index for s in eligible_spans(snippet.code))
 
 
-def _drill(snippet, rate: int, seed: int, fields: dict[str, str]):
-    unit, at = parse_unit(fields.get("unit")), fields.get("at", "")
+def _drill(snippet, rate: int, seed: int, unit: str, mask: ReviewMask):
+    at = mask.at
     if unit == "token":
         eligible = frozenset(_eligible(snippet))
-        low, fresh = decode(fields.get("low"), eligible), decode(fields.get("new"), eligible)
+        low, fresh = decode(mask.low, eligible), decode(mask.new, eligible)
     else:
         valid = valid_pieces(snippet.code, unit)
-        low, fresh = decode_pieces(fields.get("low"), valid), decode_pieces(fields.get("new"), valid)
+        low, fresh = decode_pieces(mask.low, valid), decode_pieces(mask.new, valid)
     if (
         low is None
         or fresh is None

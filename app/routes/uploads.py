@@ -1,4 +1,9 @@
-"""Reading a teacher's upload: a file or pasted text, with the snippet id, CSRF-checked."""
+"""Reading a teacher's upload: a file or pasted text, with the snippet id, CSRF-checked.
+
+Read here rather than through FastAPI's `Form()`/`UploadFile`: a multipart body is bounded before
+it is parsed (a chunked body declares no length), and the form may also come urlencoded (the
+pasted text), both with the limit's message in the teacher's language.
+"""
 
 from dataclasses import dataclass
 from pathlib import PurePath
@@ -8,7 +13,7 @@ from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
 
 from app.errors import Malformed
-from app.web import deps
+from app.web.deps import check_csrf
 from app.web.forms import content_type, limited_body, read_fields
 
 from ..i18n import _
@@ -24,8 +29,7 @@ class Upload:
     text: str  # what the form shows again if the upload is rejected
 
 
-async def read_upload(request: Request, snippet_id: str | None = None) -> Upload:
-    session = deps.teacher_session(request)
+async def read_upload(request: Request, session: dict, snippet_id: str | None = None) -> Upload:
     if content_type(request) == "multipart/form-data":
         # Read (bounded) before parsing: a chunked body declares no length.
         request._body = await limited_body(request, BODY_LIMIT, too_large_message())
@@ -36,7 +40,7 @@ async def read_upload(request: Request, snippet_id: str | None = None) -> Upload
         fields = {k: v for k, v in form.items()}
     else:
         fields = await read_fields(request, BODY_LIMIT, too_large_message())
-    deps.check_csrf(session, fields)
+    check_csrf(session, fields.get("csrf", ""))
     file = fields.get("file")
     if isinstance(file, UploadFile) and file.filename:
         data = await file.read(BODY_LIMIT + 1)

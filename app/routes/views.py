@@ -7,10 +7,9 @@ from markupsafe import Markup
 from app.learn.drills import Drill, mask_query
 from app.learn.feedback import Result
 from app.web.markdown import render_markdown
-from app.web.templating import Deferred
 
 from ..engine.inert import INERT_KINDS
-from ..engine.render import render_code
+from ..engine.render import blanks_shown, code_html
 from ..engine.tokens import DEFAULT_KINDS, KINDS, candidate_spans
 from ..i18n import _
 from .outcome import result_context
@@ -21,9 +20,8 @@ def markdown_html(text: str) -> Markup:
     return render_markdown(text)
 
 
-@lru_cache(maxsize=256)
 def static_code(code: str) -> Markup:
-    return render_code(code, [])
+    return code_html(code)
 
 
 def page_context(drill: Drill, *, shown, result: Result | None, revealed: bool, fresh_url: str, drill_url) -> dict:
@@ -32,11 +30,9 @@ def page_context(drill: Drill, *, shown, result: Result | None, revealed: bool, 
     return {
         "snippet": snippet,
         "drill": drill,
-        # deferred: an htmx outcome does not print them
-        "code_html": Deferred(
-            lambda: render_code(
-                snippet.code, list(drill.holes), result.hole_states() if shown is None and result else shown
-            )
+        # called by the template: an htmx outcome does not print the code
+        "trainer_code": lambda: blanks_shown(
+            snippet.code, drill.holes, (result.hole_states() if shown is None and result else shown) or {}
         ),
         "revealed": revealed,
         "markdown": markdown_html,

@@ -1,103 +1,174 @@
-"""Shared request dependencies: the app's singletons and the learner's anonymous id."""
+"""Request-scoped things as FastAPI dependencies: the app's singletons, the learner's anonymous id
+and the teacher's session. Routes take them as parameters (`library: LibraryDep`), so a test can
+replace any of them with `app.dependency_overrides[deps.library] = ...`.
+
+They are `async def` though none awaits: FastAPI runs a plain `def` dependency in a worker thread,
+which cost a submission more CPU than all its grading (bench/RESULTS.md)."""
 
 import hmac
+import inspect
+from typing import Annotated
 
-from fastapi import Request, Response
+from fastapi import Depends, Request, Response
 
 from app.db.store import Store
 from app.errors import Busy, Forbidden, NotFound, Unauthorized, UserError
 from app.i18n import _
 from app.learn.grading import Services
-from app.memory.identity import LEARNER_COOKIE, Learner
+from app.memory.history import KnownLearners
+from app.memory.identity import LEARNER_COOKIE, Identity, Learner
 from app.settings import Settings
 from app.snippets.library import SnippetLibrary
 from app.snippets.model import Snippet
 from app.teach.catalog import Catalog
 from app.teach.publishing import Teaching
-from app.web.forms import read_fields
+from app.teach.strength_jobs import StrengthJobs
+from app.web import client_address
 from app.web.teacher_auth import TeacherAuth
 
 
-def settings(request: Request) -> Settings:
+def built(cls):
+    """A dependency that makes `cls` from its parameters' dependencies (a dataclass of them):
+    `Annotated[cls, Depends(built(cls))]`. `Depends()` on the class itself would run it in a
+    worker thread."""
+
+    async def build(**values):
+        return cls(**values)
+
+    build.__signature__ = inspect.signature(cls)
+    return build
+
+
+async def settings(request: Request) -> Settings:
     return request.app.state.settings
 
 
-def library(request: Request) -> SnippetLibrary:
+async def library(request: Request) -> SnippetLibrary:
     return request.app.state.library
 
 
-def store(request: Request) -> Store:
+async def store(request: Request) -> Store:
     return request.app.state.store
 
 
-def snippet_or_404(request: Request, snippet_id: str) -> Snippet:
-    """A published snippet; drafts too for a signed-in teacher (that is the preview)."""
-    snippet = library(request).get(snippet_id)
-    if snippet is None or not (library(request).is_visible(snippet_id) or is_teacher(request)):
-        raise NotFound(_("没有找到片段 “%(id)s”。", id=snippet_id[:64]))
-    return snippet
-
-
-def auth(request: Request) -> TeacherAuth:
-    return request.app.state.auth
-
-
-def catalog(request: Request) -> Catalog:
+async def catalog(request: Request) -> Catalog:
     return request.app.state.catalog
 
 
-def is_teacher(request: Request) -> bool:
+async def auth(request: Request) -> TeacherAuth:
+    return request.app.state.auth
+
+
+async def identity(request: Request) -> Identity:
+    return request.app.state.identity
+
+
+async def strength_jobs(request: Request) -> StrengthJobs:
+    return request.app.state.strength_jobs
+
+
+async def known_learners(request: Request) -> KnownLearners:
+    return request.app.state.known_learners
+
+
+async def sandbox(request: Request):
+    """The running sandbox, None where execution is off."""
+    return request.app.state.sandbox
+
+
+SettingsDep = Annotated[Settings, Depends(settings)]
+LibraryDep = Annotated[SnippetLibrary, Depends(library)]
+StoreDep = Annotated[Store, Depends(store)]
+CatalogDep = Annotated[Catalog, Depends(catalog)]
+AuthDep = Annotated[TeacherAuth, Depends(auth)]
+IdentityDep = Annotated[Identity, Depends(identity)]
+StrengthJobsDep = Annotated[StrengthJobs, Depends(strength_jobs)]
+KnownLearnersDep = Annotated[KnownLearners, Depends(known_learners)]
+SandboxDep = Annotated[object | None, Depends(sandbox)]
+
+
+def sandbox_or_503(running):
+    """The running sandbox, for work that cannot be done without executing code."""
+    if running is None:
+        raise Busy(_("这台服务器关闭了代码运行，无法检查强度。"))
+    return running
+
+
+async def client(request: Request) -> str | None:
+    """The client's address (from the socket, or a trusted proxy's header)."""
+    return client_address.of_request(request)
+
+
+ClientAddress = Annotated[str | None, Depends(client)]
+
+
+def is_teacher(request: Request, teachers: AuthDep) -> bool:
     """A signed-in teacher's browser, or a client sending the teachers' token as a Bearer."""
-    if auth(request).bearer_ok(request):
+    if teachers.bearer_ok(request):
         return True
     try:
-        return auth(request).session(request) is not None
+        return teachers.session(request) is not None
     except UserError:
         return False
 
 
-def teacher_session(request: Request) -> dict:
+async def optional_session(request: Request, teachers: AuthDep) -> dict | None:
+    """The signed-in teacher's session, None without one (pages that anyone may see)."""
+    return teachers.session(request)
+
+
+async def teacher_session(session: Annotated[dict | None, Depends(optional_session)]) -> dict:
     """The signed-in teacher's session, or a 401 that sends them to the login page."""
-    session = auth(request).session(request)
     if session is None:
         raise Unauthorized(_("请先以教师身份登录。"))
     return session
 
 
-async def teacher_form(request: Request) -> dict[str, str]:
-    """Fields of a teacher's state-changing form, after checking its CSRF token."""
-    session = teacher_session(request)
-    fields = await read_fields(request, settings(request).max_form_bytes)
-    check_csrf(session, fields)
-    return fields
+MaybeTeacher = Annotated[dict | None, Depends(optional_session)]
+TeacherSession = Annotated[dict, Depends(teacher_session)]
 
 
-def check_csrf(session: dict, fields) -> None:
-    given = str(fields.get("csrf", "")).encode("utf-8", "surrogatepass")  # bytes: any text compares
-    if not hmac.compare_digest(given, session["csrf"].encode()):
+def check_csrf(session: dict, given: str) -> None:
+    """A teacher's state-changing form carries its session's CSRF token."""
+    given_bytes = str(given).encode("utf-8", "surrogatepass")  # bytes: any text compares
+    if not hmac.compare_digest(given_bytes, session["csrf"].encode()):
         raise Forbidden(_("表单已失效（CSRF 校验失败），请刷新页面后重试。"))
 
 
-def sandbox_or_503(request: Request):
-    """The running sandbox, for work that cannot be done without executing code."""
-    if request.app.state.sandbox is None:
-        raise Busy(_("这台服务器关闭了代码运行，无法检查强度。"))
-    return request.app.state.sandbox
-
-
-def api_teacher(request: Request) -> None:
-    if not auth(request).bearer_ok(request):
+async def api_teacher(request: Request, teachers: AuthDep) -> None:
+    if not teachers.bearer_ok(request):
         raise Unauthorized(_("需要教师令牌：Authorization: Bearer <token>。"))
 
 
-def learner_id(request: Request) -> Learner:
+async def snippet_or_404(request: Request, snippet_id: str, snippets: LibraryDep, teachers: AuthDep) -> Snippet:
+    """A published snippet; drafts too for a signed-in teacher (that is the preview)."""
+    snippet = snippets.get(snippet_id)
+    if snippet is None or not (snippets.is_visible(snippet_id) or is_teacher(request, teachers)):
+        raise NotFound(_("没有找到片段 “%(id)s”。", id=snippet_id[:64]))
+    return snippet
+
+
+SnippetDep = Annotated[Snippet, Depends(snippet_or_404)]
+
+
+async def learner_id(request: Request, learners: IdentityDep) -> Learner:
     """The learner's id from their signed cookie; a new one (the same for this request) otherwise."""
-    identity = request.app.state.identity
-    learner = identity.learner_from(request.cookies.get(LEARNER_COOKIE))
+    learner = learners.learner_from(request.cookies.get(LEARNER_COOKIE))
     if learner is None:
-        learner = getattr(request.state, "new_learner", None) or identity.new_id()
+        learner = getattr(request.state, "new_learner", None) or learners.new_id()
         request.state.new_learner = learner
-    return Learner(learner, identity.set_cookie_header(learner))
+    return Learner(learner, learners.set_cookie_header(learner))
+
+
+LearnerDep = Annotated[Learner, Depends(learner_id)]
+
+
+async def is_new_learner(request: Request, learner: LearnerDep) -> bool:
+    """Whether the learner's id was made for this request (no valid cookie came with it)."""
+    return getattr(request.state, "new_learner", None) == learner
+
+
+NewLearner = Annotated[bool, Depends(is_new_learner)]
 
 
 def remember_learner(response: Response, learner: Learner) -> Response:
@@ -106,26 +177,24 @@ def remember_learner(response: Response, learner: Learner) -> Response:
     return response
 
 
-def grading_services(request: Request) -> Services:
-    """What grading a submission uses, from the app's state."""
-    state = request.app.state
-    return Services(
-        store(request),
-        state.sandbox,
-        getattr(state, "strength_jobs", None),
-        state.known_learners,
-        settings(request).max_answer_chars,
-    )
+async def grading_services(
+    attempts: StoreDep, running: SandboxDep, jobs: StrengthJobsDep, known: KnownLearnersDep, config: SettingsDep
+) -> Services:
+    """What grading a submission uses."""
+    return Services(attempts, running, jobs, known, config.max_answer_chars)
 
 
-def teaching(request: Request) -> Teaching:
-    """What publishing snippets uses, from the app's state."""
-    state = request.app.state
-    return Teaching(
-        library(request),
-        catalog(request),
-        state.sandbox,
-        state.strength_jobs,
-        store(request).engine,
-        settings(request).package_names,
-    )
+async def teaching(
+    snippets: LibraryDep,
+    courses: CatalogDep,
+    running: SandboxDep,
+    jobs: StrengthJobsDep,
+    attempts: StoreDep,
+    config: SettingsDep,
+) -> Teaching:
+    """What publishing snippets uses."""
+    return Teaching(snippets, courses, running, jobs, attempts.engine, config.package_names)
+
+
+GradingDep = Annotated[Services, Depends(grading_services)]
+TeachingDep = Annotated[Teaching, Depends(teaching)]

@@ -1,15 +1,67 @@
-"""Reading a submitted form (or JSON) into fields, with a clear message for each way it can be wrong."""
+"""Reading a submitted form (or JSON) into a model, with a clear message for each way it can be wrong.
+
+Routes take a form as a pydantic model through `form_of(Model, max_bytes)`. The body is read here
+rather than by FastAPI's `Form()`: it is bounded before anything is parsed, JSON bodies are taken
+too (submissions accept them), text must be UTF-8 (Starlette's form parser reads raw bytes as
+Latin-1 and replaces invalid UTF-8 silently) and NUL characters, which no database text column
+holds, are refused with a message.
+"""
 
 import json
+from collections.abc import Callable
+from typing import TypeVar
 from urllib.parse import parse_qsl
 
 from fastapi import Request
+from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, ValidationError
 from starlette.requests import ClientDisconnect
 
 from app.errors import Malformed, TooLarge, Unsupported
 from app.i18n import _
+from app.web.deps import SettingsDep, TeacherSession, check_csrf
 
 FORM_TYPES = ("", "application/x-www-form-urlencoded", "application/json")
+SMALL_FORM = 4096  # bytes: a form of a few short fields (a rating, a name, a CSRF token)
+Model = TypeVar("Model", bound=BaseModel)
+
+
+def form_of(model: type[Model], max_bytes: int | None = None) -> Callable:
+    """A dependency: the request's form (or JSON) fields as `model`, the body read no further than
+    `max_bytes` (the `max_form_bytes` setting when None)."""
+
+    async def posted(request: Request, config: SettingsDep) -> model:  # type: ignore[valid-type]
+        return validated(model, await read_fields(request, max_bytes or config.max_form_bytes))
+
+    return posted
+
+
+class TeacherForm(BaseModel):
+    """A teacher's state-changing form: it carries the session's CSRF token."""
+
+    csrf: str = ""
+
+
+def teacher_form_of(model: type[TeacherForm]) -> Callable:
+    """A dependency: a signed-in teacher's form as `model`, its CSRF token checked before any of
+    its fields (a 401 without a session comes before the body is read)."""
+
+    async def checked(request: Request, session: TeacherSession, config: SettingsDep) -> model:  # type: ignore[valid-type]
+        fields = await read_fields(request, config.max_form_bytes)
+        check_csrf(session, fields.get("csrf", ""))
+        return validated(model, fields)
+
+    return checked
+
+
+def validated(model: type[Model], fields: dict) -> Model:
+    """`fields` as `model`; what pydantic refuses is a RequestValidationError, as FastAPI's own
+    form parameters would raise (its fields' validators word their own errors as UserErrors)."""
+    try:
+        return model.model_validate(fields)
+    except ValidationError as err:
+        errors = [{**e, "loc": ("body", *e["loc"])} for e in err.errors(include_url=False, include_context=False)]
+        raise RequestValidationError(errors) from None
 
 
 def content_type(request: Request) -> str:

@@ -1,32 +1,23 @@
 """Which language a request is answered in: `?lang=`, else the remembered choice (cookie), else
-the browser's `Accept-Language`, else the operator's default (CODECLOZE_LANGUAGE).
+the browser's `Accept-Language` (negotiated by Babel), else the operator's default
+(CODECLOZE_LANGUAGE).
 
 A `?lang=` choice is remembered in a cookie, so the switch on every page is a plain link.
 """
 
-import re
-from functools import lru_cache
+from starlette.requests import HTTPConnection
 
 from app import i18n
 from app.i18n import supported
-from app.web.templating import q_value
+from app.web.accept import best_language
 
 COOKIE = "lang"
 COOKIE_SECONDS = 365 * 24 * 3600
-# Only this one cookie's value is wanted: a match costs a tenth of parsing the whole header.
-_COOKIE_VALUE = re.compile(rb'(?:^|;)\s*lang="?([A-Za-z_-]{1,16})')
 
 
-@lru_cache(maxsize=512)
 def accepted(header: str) -> str | None:
     """The offered language the header ranks highest (q-values count; ties keep header order)."""
-    best, best_q = None, 0.0
-    for part in header.split(",")[:32]:
-        tag, *params = (p.strip() for p in part.split(";"))
-        language, q = supported(tag), q_value(params)
-        if language and q > best_q:
-            best, best_q = language, q
-    return best
+    return best_language(header, i18n.LANGUAGES)
 
 
 def chosen(query: str | None, cookie: str | None, accept: str | None, default: str) -> str:
@@ -43,10 +34,9 @@ class LanguageMiddleware:
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http" or scope["path"].startswith("/static/"):
             return await self.app(scope, receive, send)
-        query = _query_lang(scope["query_string"])
-        headers = dict(_wanted_headers(scope["headers"]))
-        cookie = _cookie(headers.get(b"cookie"))
-        i18n.set_language(chosen(query, cookie, headers.get(b"accept-language", b"").decode("latin-1"), self.default))
+        request = HTTPConnection(scope)
+        query, cookie = request.query_params.get("lang"), request.cookies.get(COOKIE)
+        i18n.set_language(chosen(query, cookie, request.headers.get("accept-language"), self.default))
         remember = supported(query)
         remember = remember if remember and remember != cookie else None
 
@@ -61,22 +51,3 @@ class LanguageMiddleware:
             await send(message)
 
         await self.app(scope, receive, with_headers)
-
-
-def _wanted_headers(headers):
-    return ((k, v) for k, v in headers if k in (b"cookie", b"accept-language"))
-
-
-def _query_lang(query: bytes) -> str | None:
-    if b"lang=" not in query:
-        return None  # the usual case: no parsing
-    for pair in query.split(b"&"):
-        name, _, value = pair.partition(b"=")
-        if name == b"lang":
-            return value.decode("latin-1")
-    return None
-
-
-def _cookie(header: bytes | None) -> str | None:
-    found = _COOKIE_VALUE.search(header) if header and b"lang=" in header else None
-    return found.group(1).decode() if found else None

@@ -1,7 +1,6 @@
 """One place that decides how a page is answered: full page, the htmx block, or JSON."""
 
 from collections.abc import Callable
-from functools import lru_cache
 from typing import Any
 
 from fastapi import Request
@@ -12,8 +11,9 @@ from markupsafe import Markup
 
 from app import i18n
 from app.engine.cjk import lang_attribute
-from app.engine.inputs import mark_names
+from app.engine.inputs import ASKABLE, mark_names
 from app.settings import PROJECT_DIR
+from app.web.accept import prefers
 
 # The switch names each language in itself.
 UI_LANGUAGES = (("zh", "zh-CN", "中文"), ("en", "en", "English"))
@@ -34,6 +34,7 @@ def make_templates() -> Jinja2Blocks:
     templates.env.globals["ui_language"] = i18n.language
     templates.env.globals["ui_languages"] = UI_LANGUAGES
     templates.env.globals["mark_names"] = mark_names
+    templates.env.globals["askable"] = ASKABLE  # templates/_blank.html
     templates.env.globals["lang_of"] = lambda text: Markup(lang_attribute(str(text)))  # snippet content
     return templates
 
@@ -52,35 +53,11 @@ class Deferred:
 
 def wants_json(request: Request) -> bool:
     """JSON when the client prefers it to HTML by its Accept header (q-values count)."""
-    accept = request.headers.get("accept", "")
-    if "json" not in accept:
-        return False  # browsers, htmx and most clients: no parsing needed
-    return _quality(accept, "application/json") > _quality(accept, "text/html")
+    return prefers(request.headers.get("accept", ""), "application/json", over="text/html")
 
 
-@lru_cache(maxsize=256)
-def _quality(accept: str, media: str) -> float:
-    """The q-value `accept` gives `media` (the most specific matching range wins; 0 if none)."""
-    kind = media.split("/")[0]
-    best, q = -1, 0.0
-    for part in accept.split(",")[:32]:
-        name, *params = (p.strip() for p in part.split(";"))
-        rank = {media: 2, f"{kind}/*": 1, "*/*": 0}.get(name.lower(), -1)
-        if rank > best:
-            best, q = rank, q_value(params)
-    return q
-
-
-def q_value(params: list[str]) -> float:
-    """The `q=` of a header element's parameters (1 when absent)."""
-    for param in params:
-        key, _, value = param.partition("=")
-        if key.strip().lower() == "q":
-            try:
-                return min(max(float(value), 0.0), 1.0)
-            except ValueError:
-                return 0.0
-    return 1.0
+def templates_of(request: Request) -> Jinja2Blocks:
+    return request.app.state.templates
 
 
 def is_htmx(request: Request) -> bool:
@@ -101,7 +78,7 @@ def render(
     swaps, else the whole page."""
     if data is not None and wants_json(request):
         return JSONResponse(data() if callable(data) else data, status_code=status, headers=headers)
-    templates: Jinja2Blocks = request.app.state.templates
+    templates = templates_of(request)
     part = block if block and is_htmx(request) else None
     if part:
         return HTMLResponse(
