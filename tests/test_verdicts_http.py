@@ -220,6 +220,38 @@ def dead_code_is_excluded_and_stays_unproven(url: str, snippet_id: str, version:
     form, key = mask_with(text, snippet_id, dead["index"])
     form[key] = "/"  # wrong, and the check cannot run it: still no credit
     assert verdict(learner, snippet_id, form, key)[0] == "unproven"
+    withdrawn = httpx.delete(
+        f"{url}/api/snippets/{snippet_id}/strength/decisions/{done.json()['id']}", headers=BEARER, timeout=30
+    )
+    assert withdrawn.status_code == 200
+    assert analysed(url, snippet_id, version)["counts"]["excluded"] == 0
+    again = httpx.delete(f"{url}/api/snippets/{snippet_id}/strength/decisions/{done.json()['id']}", headers=BEARER)
+    assert again.status_code == 404
+
+
+SEEDED = snippet_file(
+    "Noise",
+    """width = 3
+
+
+def noise(n):
+    return torch.rand(n)
+""",
+    """torch.manual_seed(1)
+values = noise(3)
+assert values.shape == (3,) and abs(values.sum().item() - 1.4400) < 1e-4  # seed 1's values, and no other's
+""",
+)
+
+
+def test_a_check_that_fails_under_other_seeds_is_said_so_on_the_strength_page(served):
+    url, _data = served
+    version = put(url, "noise", SEEDED)["version"]
+    report = analysed(url, "noise", version)
+    assert report["reference_failures"] and all(f["status"] == "failed" for f in report["reference_failures"])
+    teacher, _token = teacher_of(url)
+    html = teacher.get("/teach/snippets/noise/strength").text
+    assert "参考代码在这些追踪运行里没有通过自己的检查" in html and "随机种子加" in html
 
 
 SCALE = snippet_file(
@@ -267,3 +299,28 @@ def test_an_answer_given_before_the_analysis_completes_is_judged_again_when_it_d
         ).fetchall()
     assert len(rows) == 2 and rows[0][1:] == rows[1][1:]  # as if accepted at once
     assert rows[0][2] == 0  # the corrected memory counts no miss
+
+
+def test_a_fresh_servers_first_verdict_on_a_bundled_exercise_is_its_verdict_a_minute_later(tmp_path):
+    """练习 4's `q_i @ k_j.T / d ** 0.5`: the same answer, the same verdict, from the first request on."""
+    from app.learn.drills import fixed_drill
+    from app.settings import PROJECT_DIR
+    from tests.conftest import running_server
+
+    snippet = parse_snippet((PROJECT_DIR / "snippets" / "ex4-flash-forward.md").read_text(), "ex4-flash-forward")
+    answers = {h.key: h.answer for h in fixed_drill(snippet).holes}
+    key = next(k for k, v in answers.items() if v == "q_i @ k_j.T / math.sqrt(d)")
+    form = {"version": snippet.version, **answers, key: "q_i @ k_j.T / d ** 0.5"}
+    with running_server(tmp_path / "fresh") as url:
+        assert httpx.get(f"{url}/readyz").json()["ready"]  # ready as soon as it serves
+        learner = learner_of(url)
+
+        def judged() -> tuple[str, bool]:
+            result = learner.post("/s/ex4-flash-forward", data=form, headers=JSON).json()["result"]
+            assert result["run"]["status"] == "passed"
+            return next(b["state"] for b in result["blanks"] if b["key"] == key), result["provisional"]
+
+        first = judged()
+        time.sleep(60)
+        assert judged() == first == ("accepted", False)
+        assert learner.get("/me", headers=JSON).json()["rejudged"] == []  # nothing to correct: one verdict

@@ -148,4 +148,5 @@ def recent(db, learner: str, since: datetime) -> list[dict]:
 
 
 def _utc(at: datetime) -> datetime:
-    return at if at.tzinfo else at.replace(tzinfo=UTC)
+    """In UTC as fsrs wants it: SQLite keeps no zone, PostgreSQL gives its own offset object."""
+    return at.astimezone(UTC) if at.tzinfo else at.replace(tzinfo=UTC)

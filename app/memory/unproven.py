@@ -79,4 +79,5 @@ def _card_memory(db, record) -> dict | None:
 
 
 def _utc(at: datetime) -> datetime:
-    return at if at.tzinfo else at.replace(tzinfo=UTC)  # SQLite keeps no zone
+    """In UTC as fsrs wants it: SQLite keeps no zone, PostgreSQL gives its own offset object."""
+    return at.astimezone(UTC) if at.tzinfo else at.replace(tzinfo=UTC)
