@@ -66,3 +66,25 @@ def test_an_analysis_made_another_way_counts_as_none(engine):
     with engine.begin() as db:  # as an older release wrote it: "likely equivalent" counted as caught
         db.execute(update(strength_rows.strength).values(method=None))
     assert strength_rows.judged(engine, "s", "v1") == (None, None) and strength_rows.load(engine, "s", "v1") is None
+
+
+def test_decisions_are_kept_attributed_once_each_and_withdrawn_with_who_and_when(engine):
+    from app.db import strength_decisions
+    from app.snippets.decisions import Anchor
+
+    marked = Anchor("equivalent", "    shape = (max_batch_size, n_heads)", 0, 14, "max_batch_size", "n_heads")
+    dead = Anchor("line", "        dist.all_reduce(x)", 1)
+    with engine.begin() as db:
+        first, new = strength_decisions.decide(db, "kv", "v1", marked, "教师 ab12cd")
+        assert new and strength_decisions.decide(db, "kv", "v2", marked, "API") == (first, False)  # once each
+        line, _new = strength_decisions.decide(db, "kv", "v1", dead, "API")
+    with engine.connect() as db:
+        kept = strength_decisions.in_force(db, "kv")
+    assert [(d.anchor, d.decided_by, d.version) for d in kept] == [(marked, "教师 ab12cd", "v1"), (dead, "API", "v1")]
+    assert all(d.decided_at.tzinfo is not None for d in kept)
+    with engine.begin() as db:
+        assert strength_decisions.withdraw(db, "kv", first, "API")
+        assert not strength_decisions.withdraw(db, "kv", first, "API")  # once
+        assert not strength_decisions.withdraw(db, "other", line, "API")  # another snippet's
+    with engine.connect() as db:
+        assert [d.id for d in strength_decisions.in_force(db, "kv")] == [line]
