@@ -9,6 +9,7 @@ import pytest
 from app.engine.tokens import eligible_spans
 from app.learn.credit import Basis, vouched
 from app.snippets.decisions import Decision, anchor, decided, proven, resolve
+from app.snippets.parse import parse_snippet
 
 CODE = """def cache_shape(max_batch_size, n_heads, seq_len):
     shape = (max_batch_size, n_heads, seq_len)
@@ -91,3 +92,19 @@ def test_credit_follows_what_the_check_proves_or_the_teacher_marked():
     span = (batch, heads)
     assert vouched(CODE, span, "max_batch_size, n_heads", "max_batch_size, (n_heads)", weak) is False  # other length
     assert vouched(CODE, span, "max_batch_size, n_heads", "n_heads, n_heads", marked)
+
+
+def test_a_shipped_analysis_gives_the_file_lines_of_the_file_it_is_loaded_with(tmp_path):
+    from app.snippets.shipped_strength import shipped, write
+
+    text = "---\ntitle: t\nsummary: s\nlevel: 1\n---\n\n```python\ndef f(x):\n    return x\n```\n\n```python check\nassert f(1) == 1\n```\n"
+    report = {
+        "positions": [{"index": 2, "line": 2, "file_line": 9, "state": "weak"}],
+        "survivors": [{"index": 2, "line": 2, "file_line": 9, "replacement": "f"}],
+        "reference_failures": [{"seed": 1, "part": "check", "line": 1, "file_line": 13}],
+    }
+    write(tmp_path, parse_snippet(text, "f"), report)
+    longer = text.replace("---\n\n```python", "---\n\nTwo lines of prose\nbefore the code.\n\n```python")
+    found = shipped(tmp_path, parse_snippet(longer, "f"))["report"]  # the same code and check
+    assert [p["file_line"] for p in found["positions"] + found["survivors"]] == [12, 12]
+    assert found["reference_failures"][0]["file_line"] == 16

@@ -16,7 +16,7 @@ from pathlib import Path
 from .model import Snippet
 from .mutants import PER_POSITION
 from .strength import METHOD
-from .strength_report import judged
+from .strength_report import judged, relocated
 
 FOLDER = "strength"
 
@@ -42,7 +42,7 @@ def shipped(folder: Path, snippet: Snippet) -> dict | None:
         return None
     if not isinstance(data, dict) or data.get("key") != analysis_key(snippet) or not isinstance(data.get("report"), dict):
         return None
-    report = data["report"]
+    report = relocated(data["report"], snippet)
     return {"report": report, "judged": judged(report), "seconds": report.get("seconds")}
 
 

@@ -66,6 +66,23 @@ def _failure(failure: dict, source: str) -> dict:
     return {**failure, "file_line": file_line(source, failure["part"], line) if line else None}
 
 
+def relocated(data: dict, snippet: Snippet) -> dict:
+    """A report made of this code and check, its file lines those of this very file (an analysis
+    shipped with a file whose prose has changed since keeps its results, not its file lines)."""
+    source = snippet.source or ""
+
+    def moved(item: dict, part: str = "code") -> dict:
+        line = item.get("line")
+        return {**item, "file_line": (file_line(source, part, line) or line) if line else None}
+
+    return {
+        **data,
+        "positions": [moved(p) for p in data["positions"]],
+        "survivors": [moved(m) for m in data["survivors"]],
+        "reference_failures": [moved(f, f["part"]) if f.get("part") else f for f in data["reference_failures"]],
+    }
+
+
 def judged(data: dict) -> dict:
     """What grading needs of a report, kept beside it: positions where every mutant ran and some
     was caught, and each position's surviving replacements."""
