@@ -170,7 +170,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.identity = Identity(secret)
     app.state.known_learners = KnownLearners(store.engine)
     app.state.strength_jobs = StrengthJobs()
-    app.state.bundled, app.state.unanalysed = bundled, unanalysed
+    app.state.unanalysed = unanalysed  # bundled snippets whose analysis is made at start-up
     app.state.fitter = Fitter(store.engine, settings.sqlalchemy_url, settings.fit_reviews)
     app.state.folder = Folder(store.engine)
 

@@ -6,7 +6,7 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
-from app.web.deps import LibraryDep, SandboxDep, SettingsDep, StoreDep
+from app.web.deps import CatalogDep, LibraryDep, SandboxDep, SettingsDep, StoreDep
 
 from ..sandbox.packages import listing
 from ..teach.bundled_analyses import readiness
@@ -42,12 +42,12 @@ async def health(settings: SettingsDep, sandbox: SandboxDep, store: StoreDep, li
 
 
 @router.get("/readyz")
-async def ready(request: Request) -> JSONResponse:
+async def ready(catalog: CatalogDep, library: LibraryDep, store: StoreDep, sandbox: SandboxDep) -> JSONResponse:
     """200 once every bundled snippet's check-strength analysis is complete (503 before), so a
     load balancer sends learners only to a server that judges each answer once."""
-    state = request.app.state
-    found = await run_in_threadpool(readiness, deps.store(request).engine, state.bundled)
-    return JSONResponse(found, status_code=200 if found["ready"] or state.sandbox is None else 503)
+    bundled = [s for s in map(library.get, sorted(catalog.bundled)) if s is not None]
+    found = await run_in_threadpool(readiness, store.engine, bundled)
+    return JSONResponse(found, status_code=200 if found["ready"] or sandbox is None else 503)
 
 
 async def fork_server(sandbox) -> dict:
