@@ -19,6 +19,7 @@ from sqlalchemy.engine import make_url
 from app.i18n.catalogs import compile_stale
 from app.learn.recording import attempt_store, learners_in
 from app.snippets.labels import status_label
+from app.teach.bundled_analyses import load_shipped, start_missing
 from app.teach.catalog import Catalog
 from app.teach.strength_jobs import StrengthJobs
 from app.web.assets import head_tags
@@ -89,6 +90,8 @@ async def lifespan(app: FastAPI):
         await sandbox.start()
     app.state.sandbox = sandbox
     observability.watch_sandbox(app.state.metrics, sandbox)
+    if sandbox is not None:  # made now, before /readyz says so: an answer is judged by a complete one
+        start_missing(app.state.strength_jobs, app.state.unanalysed, sandbox, app.state.store.engine)
     loop = asyncio.get_running_loop()
     announcer = loop.create_task(_announce_login(app)) if app.state.auth.generated else None
     follower = loop.create_task(app.state.catalog.follow(app.state.settings.sync_seconds))
@@ -144,6 +147,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     import_files(settings.data_dir, rows)
     library = SnippetLibrary(rows)
     library.load_dir(settings.snippets_dir)
+    bundled = library.all(include_hidden=True)
+    unanalysed = load_shipped(store.engine, bundled, settings.snippets_dir)
 
     app = FastAPI(
         title="codecloze",
@@ -165,6 +170,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.identity = Identity(secret)
     app.state.known_learners = KnownLearners(store.engine)
     app.state.strength_jobs = StrengthJobs()
+    app.state.unanalysed = unanalysed  # bundled snippets whose analysis is made at start-up
     app.state.fitter = Fitter(store.engine, settings.sqlalchemy_url, settings.fit_reviews)
     app.state.folder = Folder(store.engine)
 

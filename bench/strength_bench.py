@@ -4,8 +4,9 @@ mutants each, run on the sandbox's worker pool (as the server runs it in the bac
     python bench/strength_bench.py [--workers 2] [--survivors] [ID ...]
 
 Prints a Markdown table: positions, mutants, wall time, the jobs' own time per worker, the 1-minute
-load average at the end, caught / weak / blind / untested positions, surviving and likely
-equivalent mutants; with --survivors, each survivor and each position not caught by line and column.
+load average at the end, caught / weak / blind / untested positions, surviving mutants and how many
+of them look equivalent (a hint for the teacher, not a verdict); with --survivors, each survivor with
+its hints and each position not caught by line and column.
 """
 
 import argparse
@@ -18,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.sandbox import Limits, Sandbox  # noqa: E402
 from app.settings import PROJECT_DIR  # noqa: E402
+from app.snippets.hints import reason_text  # noqa: E402
 from app.snippets.library import SnippetLibrary  # noqa: E402
 from app.snippets.strength import check_strength  # noqa: E402
 
@@ -43,7 +45,7 @@ async def main(args) -> None:
     print(f"{os.cpu_count()} cores, {args.workers} sandbox workers\n")
     print(
         "| snippet | positions | mutants | time | job-seconds / workers | load | caught | weak | blind | untested "
-        "| survivors | equivalent |"
+        "| survivors | likely equivalent |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     try:
@@ -54,15 +56,15 @@ async def main(args) -> None:
             print(
                 f"| {snippet.id} | {len(report.positions)} | {len(report.results)} | {report.seconds:.1f} s | "
                 f"{timed.job_seconds / args.workers:.1f} s | {load:.1f} | {c['caught']} | {c['weak']} | "
-                f"{c['blind']} | {c['untested']} | {len(report.survivors)} | {len(report.equivalent)} |",
+                f"{c['blind']} | {c['untested']} | {len(report.survivors)} | {sum(r.likely_equivalent for r in report.survivors)} |",
                 flush=True,
             )
             if args.survivors:
-                for r in report.survivors + report.equivalent:
+                for r in report.survivors:
                     m = r.mutant
                     line = snippet.code.splitlines()[m.line - 1].strip()
-                    tag = "equivalent" if r.equivalent else "survives"
-                    print(f"    {m.line}:{m.column} {m.original!r} -> {m.replacement!r} {tag}: {line}", flush=True)
+                    hints = "; ".join(reason_text(reason) for reason in r.reasons)
+                    print(f"    {m.line}:{m.column} {m.original!r} -> {m.replacement!r} survives: {line} ({hints})")
                 for p in report.positions:
                     if p.state != "caught":
                         print(f"    position {p.line}:{p.column} {p.text!r} {p.state}", flush=True)

@@ -71,10 +71,10 @@ def test_format_problems_come_one_per_line_with_the_file_line(files):
     lines = done.stdout.splitlines()
     problems, texts = lines[0::2], lines[1::2]
     assert all(line.startswith(f"{bad}:") for line in problems) and len(lines) == 4
-    assert problems[0].startswith(f"{bad}:1: ")  # the level, in the front matter
+    assert problems[0].startswith(f"{bad}:4: ")  # the level, at its own front matter line
     number = line_of(bad.read_text(), "return x +")
     assert re.match(rf"{re.escape(str(bad))}:{number}:\d+: ", problems[1])
-    assert texts == ["    " + bad.read_text().split("\n")[0], "    " + bad.read_text().split("\n")[number - 1]]
+    assert texts == ["    level: 9", "    " + bad.read_text().split("\n")[number - 1]]
 
 
 def test_unreadable_inputs_get_one_clear_line_each(files, tmp_path):

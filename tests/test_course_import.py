@@ -116,7 +116,7 @@ def test_an_archive_with_one_broken_file_saves_nothing_and_lists_its_problems(co
     assert all(files[f"{i}.md"]["ok"] for i in BUNDLED) and files["_index.md"]["ok"]
     problems = files["broken.md"]["problems"]
     lines = BROKEN.split("\n")
-    assert [p["line"] for p in problems] == [1, lines.index("    return x +") + 1]
+    assert [p["line"] for p in problems] == [lines.index("level: 9") + 1, lines.index("    return x +") + 1]
     assert "'level'" in problems[0]["message"] and problems[1]["text"] == "    return x +"
     assert uploaded(course["url"]) == []
 
@@ -126,7 +126,7 @@ def test_the_cli_with_the_broken_file_saves_nothing_and_prints_its_problems(cour
     assert done.returncode == 1, done.stderr
     broken = str(course["folder"] / "broken.md")
     out = done.stdout.splitlines()
-    assert out[0].startswith(f"{broken}:1: ") and "'level'" in out[0]
+    assert out[0].startswith(f"{broken}:4: ") and "'level'" in out[0]  # at its own line
     assert any(line.startswith(f"{broken}:{BROKEN.split(chr(10)).index('    return x +') + 1}:") for line in out)
     assert out[-1].endswith("nothing saved")
     assert uploaded(course["url"]) == []
@@ -137,6 +137,7 @@ def test_without_the_broken_file_the_cli_saves_all_and_the_home_page_follows_the
     done = cli(course, str(course["folder"]), "--publish")
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.splitlines()[-1] == f"{course['folder']}: {len(BUNDLED)} snippet(s), saved"
+    assert f"{course['folder'] / BUNDLED[0]}.md: new" in done.stdout.splitlines()
     deadline = time.monotonic() + 20
     while sorted(uploaded(course["url"])) != BUNDLED:  # the server takes what the CLI committed
         assert time.monotonic() < deadline
@@ -160,8 +161,14 @@ def test_a_tar_import_through_the_api_saves_drafts_in_one_go(course, tmp_path):
     made = post(course["url"], tarred(folder), kind="application/gzip")
     assert made.status_code == 201, made.text
     assert made.json()["saved"] and made.json()["snippets"] == ["copy-ex2-online-softmax", "copy-mlm-online-softmax"]
+    assert made.json()["changes"] == {"copy-ex2-online-softmax": "new", "copy-mlm-online-softmax": "new"}
     listed = {s["id"]: s["status"] for s in httpx.get(f"{course['url']}/api/snippets", headers=BEARER).json()}
     assert listed["copy-ex2-online-softmax"] == listed["copy-mlm-online-softmax"] == "draft"
+    edited = folder / "copy-ex2-online-softmax.md"
+    edited.write_text(edited.read_text().replace("level: 2", "level: 3", 1))
+    again = post(course["url"], tarred(folder), kind="application/gzip")  # each snippet says what the import did
+    assert again.status_code == 201, again.text
+    assert again.json()["changes"] == {"copy-ex2-online-softmax": "changed", "copy-mlm-online-softmax": "unchanged"}
 
 
 def bomb() -> bytes:

@@ -169,7 +169,7 @@ def test_the_same_survivor_has_the_same_file_place_in_the_api_the_page_and_the_c
     html = page.get("/teach/snippets/weak-norm/strength").text
     rows = re.findall(
         r"<tr><td>(\d+)</td><td>(\d+)</td><td><code>(.*?)</code></td><td><code>(.*?)</code></td>"
-        r"<td><code>(.*?)</code></td></tr>",
+        r'<td><code>(.*?)</code></td>\s*<td class="hints">',
         html,
     )
     unescape = lambda t: (
@@ -212,3 +212,45 @@ def test_a_drafts_drill_answers_json_to_the_teachers_bearer_token(teacher_server
     assert body["snippet"] == "draft-norm" and body["mode"] == "random" and body["rate"] == 30
     exercise = httpx.get(f"{teacher_server}/s/draft-norm", headers={**JSON, **BEARER}, follow_redirects=True)
     assert exercise.status_code == 200 and "draft-norm" in exercise.text
+
+
+def test_every_independent_problem_of_a_file_comes_in_one_pass(teacher_server, tmp_path):
+    """A bad front matter does not hide a failing reference run, nor an import the sandbox refuses;
+    each problem is at its own file line, and YAML's own words come with the usual fix."""
+    unquoted = WEAK.replace("summary: a check too weak to tell", "summary: 比较: 两种写法").replace(
+        'assert norm(3, 4) > 0, "norm must be positive"', 'assert norm(3, 4) == 6, "norm is 5"'
+    )
+    refused = put(teacher_server, "one-pass", unquoted)
+    assert refused.status_code == 422
+    yaml_problem, run_problem = refused.json()["problems"]
+    lines = unquoted.split("\n")
+    assert yaml_problem["line"] == lines.index("summary: 比较: 两种写法") + 1
+    assert (
+        "请把整个值用引号括起来" in yaml_problem["message"]
+        and "mapping values are not allowed" in yaml_problem["message"]
+    )
+    assert run_problem["line"] == lines.index('assert norm(3, 4) == 6, "norm is 5"') + 1
+    assert "norm is 5" in run_problem["message"]
+    english = httpx.put(
+        f"{teacher_server}/api/snippets/one-pass?lang=en", content=unquoted.encode(), headers=BEARER, timeout=120
+    ).json()["problems"][0]["message"]
+    assert "quotes" in english
+
+    three = WEAK.replace("level: 1", "level: 7").replace("import math", "import math\nimport fastapi")
+    three += "\n## 提示\n\n- 想想勾股定理\n\n## 附录\n\n多余的小节\n"
+    refused = put(teacher_server, "three-problems", three)
+    lines = three.split("\n")
+    found = [(p["line"], p["message"]) for p in refused.json()["problems"]]
+    assert [line for line, _m in found] == [
+        lines.index("level: 7") + 1,
+        lines.index("import fastapi") + 1,
+        lines.index("## 附录") + 1,
+    ], found
+    path = tmp_path / "three-problems.md"
+    path.write_text(three)
+    cli = subprocess.run(
+        [sys.executable, "-m", "app.snippets", "check", "--no-run", str(path)], capture_output=True, text=True
+    )
+    assert [int(m) for m in re.findall(rf"^{re.escape(str(path))}:(\d+)[:\d]*: ", cli.stdout, re.M)] == [
+        line for line, _m in found
+    ], cli.stdout

@@ -157,8 +157,9 @@ def test_a_weak_check_lets_mutants_survive_and_lists_them(box):
     assert not report.caught_positions() & {p.span_index for p in report.positions if p.state != "caught"}
 
 
-def test_a_mutant_that_changes_nothing_is_likely_equivalent_not_a_survivor(box):
-    # `l = 0.0` → `1.0`: the first step multiplies l by exp(-inf) = 0, so no check can tell.
+def test_a_mutant_that_changes_nothing_is_a_survivor_with_a_hint_not_a_verdict(box):
+    # `l = 0.0` → `1.0`: the first step multiplies l by exp(-inf) = 0, so no check can tell. It
+    # looks equivalent, and that is for the teacher to confirm: the position gives no credit.
     code = (
         "def total_exp(row):\n    m = float('-inf')\n    l = 0.0\n    for x in row:\n"
         "        m_new = max(m, x)\n        l = l * math.exp(m - m_new) + math.exp(x - m_new)\n"
@@ -170,11 +171,65 @@ def test_a_mutant_that_changes_nothing_is_likely_equivalent_not_a_survivor(box):
         "assert m == max(row)\n"
     )
     report = box.run(check_strength(snippet(code, check), box.sandbox))
-    equivalent = {(r.mutant.original, r.mutant.replacement) for r in report.equivalent}
-    assert ("0.0", "1.0") in equivalent
-    assert not report.survivors, [(r.mutant.original, r.mutant.replacement) for r in report.survivors]
+    survivors = {(r.mutant.original, r.mutant.replacement): r for r in report.survivors}
+    one = survivors[("0.0", "1.0")]
+    assert one.likely_equivalent and {"kind": "same_trace"} in one.reasons
     zero = next(p for p in report.positions if p.text == "0.0")
-    assert zero.state == "blind"  # every mutant there is equivalent: no execution credit either
+    assert zero.state == "blind" and zero.span_index not in report.caught_positions()
+    assert report.score < 1 and not report.reference_failures
+
+
+# Sizes equal in the check's data, a branch the check never takes, a default always overridden.
+HIDDEN = """def cache_shape(max_batch_size, n_heads, seq_len, head_dim):
+    return (max_batch_size, n_heads, seq_len, head_dim)
+
+
+def scaled(x, factor, normalize=False, clip=False):
+    if normalize:
+        x = x / abs(x)
+    if clip:
+        x = min(x, 1.0)
+    return x * factor
+
+
+def mean(values, eps=1e-6):
+    return sum(values) / (len(values) + eps)
+"""
+HIDDEN_CHECK = """assert cache_shape(4, 4, 16, 8) == (4, 4, 16, 8)
+assert scaled(3.0, 2.0) == 6.0
+assert abs(mean([1.0, 3.0], eps=0.0) - 2.0) < 1e-9
+"""
+
+
+def test_each_survivor_says_why_the_check_missed_it(box):
+    code = HIDDEN
+    report = box.run(check_strength(snippet(code, HIDDEN_CHECK, "hidden"), box.sandbox))
+    reasons = {(r.mutant.line, r.mutant.original, r.mutant.replacement): r.reasons for r in report.survivors}
+
+    def kinds(line_text: str, original: str, replacement: str) -> list[str]:
+        line = next(i for i, t in enumerate(code.split("\n"), 1) if line_text in t)
+        return [r["kind"] for r in reasons[(line, original, replacement)]]
+
+    swapped = next(k for k in reasons if k[1] == "max_batch_size" and k[2] == "n_heads")
+    values = next(r for r in reasons[swapped] if r["kind"] == "values")
+    assert values["value"] == "4" and {values["a"], values["b"]} == {"max_batch_size", "n_heads"}
+    assert "not_run" in kinds("x = x / abs(x)", "/", "*")
+    flags = reasons[(6, "normalize", "clip")]  # `if clip:` for `if normalize:`, both always False
+    assert {"kind": "branch", "line": 6, "test": "normalize", "always": False} in flags
+    assert any(r["kind"] == "values" and r["value"] == "False" for r in flags)
+    assert "default_unused" in kinds("def mean(values, eps=1e-6):", "1e-6", "2e-06")
+    for r in report.survivors:  # none of them counts as caught, whatever it looks like
+        assert r.mutant.span_index not in report.caught_positions()
+
+
+def test_a_check_that_fails_under_other_seeds_is_said_so(box):
+    code = "import random\n\ndef noise(n):\n    return [random.random() for _ in range(n)]\n"
+    check = "random.seed(1)\nvalues = noise(3)\nassert len(values) == 3\nassert values[0] < 0.2\n"
+    report = box.run(check_strength(snippet(code, check, "seeded"), box.sandbox))
+    assert report.survivors  # `3` → `4` in a range, say: the check is weak, whatever the seeds
+    failed = {f["seed"] for f in report.reference_failures}
+    assert failed and failed <= {1, 2, 3} and all(f["status"] == "failed" for f in report.reference_failures)
+    assert not any(r.likely_equivalent for r in report.survivors)  # nothing to compare them with
 
 
 def test_mutants_beyond_the_budget_are_not_run_not_caught(box):

@@ -118,7 +118,9 @@ def test_a_check_only_edit_reruns_exactly_the_same_mutants(served):
         ]
 
     assert mutants(before) == mutants(after) and sum(len(m[4]) for m in mutants(after)) > 20
-    assert before["survivors"] and not after["survivors"]
+    # What the strong check lets through only looks equivalent (the `print` line): a hint, still a survivor.
+    assert len(after["survivors"]) < len(before["survivors"])
+    assert all(m["likely_equivalent"] and m["line_text"].lstrip().startswith("print(") for m in after["survivors"])
     assert after["counts"]["caught"] > before["counts"]["caught"]
     # The first version's report is kept as it was.
     assert complete(served, "same-mutants", weak["version"]) == before

@@ -43,23 +43,24 @@ def blank_range(entry: dict) -> tuple[int, int] | None:
     return (span, span) if isinstance(span, int) else (span[0], span[1])
 
 
-def count_attempts(db, written: list) -> None:
+def count_attempts(db, written: list, sign: int = 1) -> None:
     """Add attempts to the counters: rows of the attempts table, or anything with their fields
-    (snippet_id, version, class_code, created_at, learner, practice, blanks)."""
+    (snippet_id, version, class_code, created_at, learner, practice, blanks). `sign` -1 takes
+    counted attempts out again (an answer judged again is counted again with its new state)."""
     days: dict[tuple, list] = defaultdict(lambda: [0, 0, 0.0])
     tokens: dict[tuple, list] = defaultdict(lambda: [0, 0])
     given: dict[tuple, list] = defaultdict(lambda: [0])
     for attempt in written:
         key = (attempt.snippet_id, attempt.version, attempt.class_code or "", utc_day(attempt.created_at))
         row = days[key + (attempt.learner,)]
-        row[0] += 1
+        row[0] += sign
         states = [b["state"] for b in attempt.blanks or ()]
         if attempt.practice or not states:
             continue  # practice after "reveal all" tests no recall
-        row[1] += 1
-        row[2] += sum(s in RECALLED for s in states) / len(states)
+        row[1] += sign
+        row[2] += sign * sum(s in RECALLED for s in states) / len(states)
         for entry in attempt.blanks:
-            _count_blank(key, entry, tokens, given)
+            _count_blank(key, entry, tokens, given, sign)
     _add(db, activity, days)
     _add(db, spans, tokens)
     _add(db, answers, given)
@@ -70,18 +71,18 @@ def utc_day(at: datetime) -> str:
     return (at if at.tzinfo is None else at.astimezone(UTC)).date().isoformat()
 
 
-def _count_blank(key: tuple, entry: dict, tokens: dict, given: dict) -> None:
+def _count_blank(key: tuple, entry: dict, tokens: dict, given: dict, sign: int) -> None:
     where = blank_range(entry)
     if where is None:
         return
     missed = entry["state"] not in RECALLED
     for span in range(where[0], where[1] + 1):
         counts = tokens[key + (span,)]
-        counts[0] += 1
-        counts[1] += missed
+        counts[0] += sign
+        counts[1] += sign * missed
     text = entry.get("given", "").strip()
     if entry["state"] in ("wrong", "accepted", "unproven") and text:
-        given[key + (where[0], where[1], entry["state"], text[:GIVEN_KEPT])][0] += 1
+        given[key + (where[0], where[1], entry["state"], text[:GIVEN_KEPT])][0] += sign
 
 
 def _add(db, table, counts: dict) -> None:

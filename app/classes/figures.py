@@ -98,7 +98,11 @@ def common_answers(db, scope: Scope) -> dict[str, dict[tuple[int, int], list[tup
     total = func.sum(answers.c.count).label("n")
     keys = (answers.c.state, answers.c.first, answers.c.last)
     grouped = (
-        select(*keys, answers.c.given, total).where(scope.where(answers)).group_by(*keys, answers.c.given).subquery()
+        select(*keys, answers.c.given, total)
+        .where(scope.where(answers))
+        .group_by(*keys, answers.c.given)
+        .having(total > 0)  # an answer judged again is counted under its new state only
+        .subquery()
     )
     # Ties in byte order: PostgreSQL's locale-aware order made this sort 90 % of the page's time.
     given = grouped.c.given.collate("C") if db.dialect.name == "postgresql" else grouped.c.given

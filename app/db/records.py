@@ -20,4 +20,6 @@ class AttemptRecord:
     hints: int = 0
     seconds: float | None = None
     practice: bool = False
+    unproven: bool = False  # some blank is 运行无法确认: its memory is kept beside it (memory/unproven.py)
+    provisional: bool = False  # judged before the version's check-strength analysis was complete
     code: str = field(default="", repr=False, compare=False)  # the version's code, for learner memory

@@ -1,7 +1,8 @@
-"""Check-strength analyses, one per snippet version (migration 0006 creates the table).
+"""Check-strength analyses, one per snippet version (migrations 0006 and 0010 make the table).
 
 A run writes its progress as it goes and its report when done, so every worker and host can
-show it and grade by it; a version's analysis is complete once `state` is "complete".
+show it and grade by it; a version's analysis is complete once `state` is "complete". A row
+made by another `method` of analysis (an older release's) counts as none: it is made again.
 """
 
 from datetime import UTC, datetime, timedelta
@@ -9,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import JSON, Column, DateTime, Float, Integer, String, Table, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
+from ..snippets.strength import METHOD
 from .statements import key_values, keyed
 from .tables import metadata
 
@@ -29,12 +31,14 @@ strength = Table(
     Column("seconds", Float),
     Column("error", String(200)),
     Column("updated_at", DateTime(timezone=True), nullable=False),
+    Column("method", String(8)),  # strength.METHOD of the run that wrote it
+    Column("judged", JSON),  # what grading reads: strength_report.judged
 )
 
 
 def save(engine, snippet_id: str, version: str, **values) -> None:
     """Creates or updates the version's row (the last writer wins)."""
-    values["updated_at"] = datetime.now(UTC)
+    values.update(updated_at=datetime.now(UTC), method=METHOD)
     key = (strength.c.snippet_id == snippet_id, strength.c.version == version)
     with engine.begin() as db:
         if db.execute(update(strength).where(*key).values(**values)).rowcount:
@@ -66,6 +70,8 @@ def load(engine, snippet_id: str, version: str) -> dict | None:
     if row is None:
         return None
     found = dict(row._mapping)
+    if found["method"] != METHOD:
+        return None
     if _interrupted(found["state"], found["updated_at"]):
         found.update(state="failed", error="interrupted")
     return found
@@ -78,14 +84,16 @@ def _interrupted(state: str, updated_at: datetime) -> bool:
 
 
 VERSION = ("snippet_id", "version")
-ANALYSIS = select(strength.c.state, strength.c.caught, strength.c.updated_at).where(*keyed(strength, VERSION))
+ANALYSIS = select(strength.c.state, strength.c.judged, strength.c.method, strength.c.updated_at).where(
+    *keyed(strength, VERSION)
+)
 
 
-def caught_positions(engine, snippet_id: str, version: str) -> tuple[str | None, frozenset[int]]:
-    """The state of a version's analysis (None: there is none, or it was interrupted) and, once
-    complete, its caught positions."""
+def judged(engine, snippet_id: str, version: str) -> tuple[str | None, dict | None]:
+    """The state of a version's analysis (None: there is none, it was interrupted or made
+    another way) and, once complete, what grading needs of it (strength_report.judged)."""
     with engine.connect() as db:
         row = db.execute(ANALYSIS, key_values(VERSION, (snippet_id, version))).first()
-    if row is None or _interrupted(row.state, row.updated_at):
-        return None, frozenset()  # none, or one that will never end: the next need starts one
-    return row.state, frozenset(row.caught or ()) if row.state == "complete" else frozenset()
+    if row is None or row.method != METHOD or _interrupted(row.state, row.updated_at):
+        return None, None  # none, or one that will never end: the next need starts one
+    return row.state, (row.judged or {}) if row.state == "complete" else None

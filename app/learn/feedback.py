@@ -20,6 +20,9 @@ class Result:
     # Blanks a passing run may credit (their positions' mutants are all caught): elsewhere a
     # non-matching answer that passes is "unproven", not recalled.
     credited: frozenset[str] = frozenset()
+    # Judged before the version's check-strength analysis was complete: its unproven blanks are
+    # judged again when it completes (rejudging.py).
+    provisional: bool = False
 
     @property
     def correct(self) -> int:
@@ -77,6 +80,7 @@ class Result:
             "empty": self.empty,
             "attempt": self.attempt_id,
             "saved": self.saved,
+            "provisional": self.provisional and self.unproven > 0,  # judged again when the analysis completes
             "blanks": [
                 {"key": v.key, "given": v.given, "expected": v.expected, "state": state}
                 for v, state in zip(self.verdicts, states)

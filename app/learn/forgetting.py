@@ -5,7 +5,7 @@ from sqlalchemy import delete, select
 from app.classes.fold import fold_learner
 from app.db.tables import attempts, responses
 from app.memory import reveals
-from app.memory.tables import cards, tokens
+from app.memory.tables import cards, tokens, unproven
 
 
 def history(db, learner: str) -> None:
@@ -15,4 +15,5 @@ def history(db, learner: str) -> None:
     db.execute(delete(attempts).where(attempts.c.learner == learner))
     db.execute(delete(cards).where(cards.c.learner == learner))
     db.execute(delete(tokens).where(tokens.c.learner == learner))
+    db.execute(delete(unproven).where(unproven.c.learner == learner))
     reveals.forget(db, learner)

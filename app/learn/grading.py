@@ -5,12 +5,14 @@ spliced into the code and run in the sandbox, and the attempt is recorded: the r
 only once the attempt is committed, or says that it was not stored. Nothing here knows of HTTP.
 """
 
+import asyncio
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
 from sqlalchemy.exc import DBAPIError
 
 from app.classes.alternatives import rescored
+from app.db import strength_rows
 from app.db.commit import NotStored
 from app.db.store import Store
 from app.engine.score import score, splice
@@ -20,6 +22,7 @@ from app.learn.drills import Drill, revealed_keys
 from app.learn.execution import execute
 from app.learn.feedback import Result
 from app.learn.recording import record_attempt
+from app.learn.rejudging import rejudge
 from app.memory import reveals
 from app.memory.record import attempt_record
 from app.observability import Stopwatch
@@ -63,14 +66,27 @@ async def grade(
         if db is not None:
             verdicts = rescored(db, drill.snippet, drill.holes, verdicts)  # a teacher's accepted alternatives
     run = await clock.wait("sandbox", _run(drill, answers, submitter, services))
-    result = Result(tuple(verdicts), run, None, responses, credited=_credit(drill, verdicts, run, services))
+    credit, state = _credit(drill, verdicts, run, services)
+    result = Result(tuple(verdicts), run, None, responses, credited=credit, provisional=state in (None, "running"))
     try:
         attempt_id = await record_attempt(services.store, attempt_record(submitter.learner, drill, result, fields))
     except NotStored:
         return replace(result, saved=False)  # scored, shown, and said so: nothing pretends it was kept
     if kept:
         _use_up(services.store.engine, submitter.learner, mask, kept)
+    if result.provisional and result.unproven:
+        await asyncio.to_thread(_judged_if_complete, services.store.engine, drill.snippet)
     return replace(result, attempt_id=attempt_id)
+
+
+def _judged_if_complete(engine, snippet) -> None:
+    """An analysis that completed while this attempt was being written judged again what it
+    found written then: this attempt's unproven answers are judged here."""
+    try:
+        if strength_rows.judged(engine, snippet.id, snippet.version)[0] == "complete":
+            rejudge(engine, lambda _id, _version: snippet, snippet.id, snippet.version)
+    except DBAPIError:
+        pass  # the analysis's next completion, or a teacher's decision, judges it
 
 
 @contextmanager
@@ -103,12 +119,13 @@ def _use_up(engine, learner: str, mask: str, kept: frozenset[str]) -> None:
         pass
 
 
-def _credit(drill: Drill, verdicts, run, services: Services) -> frozenset[str]:
-    """The blanks a passing run credits; a version without a strength analysis yet gets one started."""
+def _credit(drill: Drill, verdicts, run, services: Services) -> tuple[frozenset[str], str | None]:
+    """The blanks a passing run credits, and the state of the analysis that decided it; a
+    version without a strength analysis yet gets one started."""
     keys, state = credited(services.store.engine, drill.snippet, drill.holes, verdicts, run)
     if state is None and services.sandbox is not None and services.strength_jobs is not None:
         services.strength_jobs.start(drill.snippet, services.sandbox, services.store.engine)
-    return keys
+    return keys, state
 
 
 async def _run(drill: Drill, answers: dict[str, str], submitter: Submitter, services: Services):

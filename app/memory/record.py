@@ -21,6 +21,14 @@ def span_range(code: str, hole: Hole) -> int | list[int] | None:
     return inside[0] if len(inside) == 1 else [inside[0], inside[-1]]
 
 
+def entry_spans(entry: dict) -> range:
+    """The candidate indices a recorded blank covers."""
+    span = entry.get("span")
+    if span is None:
+        return range(0)
+    return range(span, span + 1) if isinstance(span, int) else range(span[0], span[1] + 1)
+
+
 def time_on_task(fields: dict[str, str], blanks: int) -> float | None:
     try:
         seconds = int(fields.get("ms", "")) / 1000
@@ -62,6 +70,8 @@ def attempt_record(learner: str, drill, result, fields: dict[str, str]) -> Attem
         hints=hints_opened(fields),
         seconds=time_on_task(fields, len(result.verdicts)),
         practice=practice,
+        unproven="unproven" in states,
+        provisional=getattr(result, "provisional", False),
         code=snippet.code,
     )
 

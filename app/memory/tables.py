@@ -4,7 +4,7 @@ State is kept per learner incrementally, in the transaction that writes each att
 read a handful of rows and never rescan the attempt history.
 """
 
-from sqlalchemy import JSON, Column, DateTime, Float, Index, Integer, String, Table
+from sqlalchemy import JSON, BigInteger, Boolean, Column, DateTime, Float, Index, Integer, String, Table
 
 from ..db.tables import metadata
 
@@ -86,4 +86,29 @@ reveals = Table(
     Column("mask", String(32), primary_key=True),  # reveals.mask_key: snippet, version and blanks
     Column("blank", String(16), primary_key=True),
     Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+# Blanks judged 运行无法确认 (unproven: a passing run where the check cannot tell), with the token
+# memory and code card as they were before that attempt reviewed them, so that a later verdict
+# (the version's analysis completing, a teacher marking the answer's mutant equivalent) can
+# review them again as accepted (corrections.py). `provisional`: judged before the version's
+# analysis was complete.
+unproven = Table(
+    "unproven_blanks",
+    metadata,
+    Column("attempt_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("key", String(16), primary_key=True),
+    Column("learner", String(64), nullable=False, index=True),
+    Column("snippet_id", String(64), nullable=False),
+    Column("version", String(12), nullable=False),
+    Column("first", Integer, nullable=False),
+    Column("last", Integer, nullable=False),
+    Column("given", String(200), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("provisional", Boolean, nullable=False),
+    Column("tokens", JSON),  # {span: token row before the attempt, or null (none yet)}
+    Column("card", JSON),  # the code card before the attempt, or null
+    Column("credited_at", DateTime(timezone=True)),  # when a later verdict accepted it
+    Column("credited_by", String(60)),  # "analysis", or the teacher whose decision did
+    Index("ix_unproven_blanks_version", "snippet_id", "version"),
 )

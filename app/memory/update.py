@@ -25,8 +25,10 @@ from ..engine.tokens import candidate_spans
 from . import token_review
 from .learner_model import count_reviews, learner_models
 from .record import RECALLED
+from .record import entry_spans as _spans
 from .schedule import SELF_RATING, TOKEN_RATING, new_card, reviewed, snippet_rating
 from .tables import cards, tokens
+from .unproven import keep_unproven
 from .versions import stored_code, version_map
 
 HEAT_HALF_LIFE_DAYS = 7.0
@@ -50,7 +52,10 @@ def apply_attempts(db, batch: list) -> None:
     """`batch`: (attempt id, AttemptRecord, time) as the store writes them. Each round of the
     batch is read and written with one statement per table; a round holds a learner's snippet
     once at most, since a second attempt on it must see what the first one changed."""
+    ids = {id(r): i for i, r, _ in batch if r.unproven} if any(r.unproven for _, r, _ in batch) else None
     for items in _rounds(batch):
+        if ids:  # what the round is about to change, kept beside each unproven blank
+            keep_unproven(db, [(ids[id(r)], r, at) for r, at in items if id(r) in ids])
         _apply_round(db, items)
 
 
@@ -144,13 +149,6 @@ def _carry_over(db, record, old_version: str) -> None:
     ]
     if rows:
         db.execute(NEW_TOKENS, rows)
-
-
-def _spans(entry: dict) -> range:
-    span = entry.get("span")
-    if span is None:
-        return range(0)
-    return range(span, span + 1) if isinstance(span, int) else range(span[0], span[1] + 1)
 
 
 def _reviewed_tokens(db, items: list, schedulers: dict) -> tuple[list[tuple], dict[str, int]]:

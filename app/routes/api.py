@@ -4,15 +4,19 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel
+from starlette.concurrency import run_in_threadpool
 
 from app.errors import Unsupported
 from app.teach import publishing
 from app.teach.publishing import Outcome, report_json
 from app.web.deps import SandboxDep, TeachingDep, api_teacher, sandbox_or_503
-from app.web.forms import content_type, limited_body
+from app.web.forms import SMALL_FORM, content_type, form_of, limited_body
 
 from ..i18n import _
 from ..snippets.files import MAX_BYTES
+from ..teach import analysis_decisions
+from ..teach.analysis_decisions import analysed_version
 from ..teach.strength_pages import stored
 from .uploads import too_large_message
 
@@ -93,7 +97,7 @@ async def strength(snippet_id: str, teaching: TeachingDep, sandbox: SandboxDep) 
     snippet = publishing.existing(teaching, snippet_id)
     jobs = teaching.strength_jobs
     job_id = jobs.start(snippet, sandbox_or_503(sandbox), teaching.engine)
-    return {"version": snippet.version, **stored(teaching.engine, snippet.id, snippet.version, jobs.get(job_id))}
+    return {"version": snippet.version, **stored(teaching.engine, snippet, jobs.get(job_id))}
 
 
 @router.get(
@@ -105,8 +109,37 @@ async def strength_report(
     teaching: TeachingDep,
     v: Annotated[str | None, Query(description="a version (the current one when left out)")] = None,
 ) -> dict:
-    snippet = publishing.existing(teaching, snippet_id)
-    version = v or snippet.version
+    snippet = analysed_version(teaching, snippet_id, v)
     jobs = teaching.strength_jobs
-    job_id = jobs.running(snippet.id, version)
-    return {"version": version, **stored(teaching.engine, snippet.id, version, jobs.get(job_id) if job_id else None)}
+    job_id = jobs.running(snippet.id, snippet.version)
+    return {"version": snippet.version, **stored(teaching.engine, snippet, jobs.get(job_id) if job_id else None)}
+
+
+class Decision(BaseModel):
+    """What a teacher decides about a version's analysis: `kind` equivalent (with `index` and
+    `replacement`), position (`index`) or line (`line`, in the drill code); `v` the version."""
+
+    kind: str = ""
+    index: str = ""
+    replacement: str = ""
+    line: str = ""
+    v: str = ""
+
+
+@router.post(
+    "/snippets/{snippet_id}/strength/decisions",
+    status_code=201,
+    summary="Decide what the check cannot tell: a survivor is equivalent, a position or line is excluded",
+)
+async def decide(
+    snippet_id: str, teaching: TeachingDep, decision: Annotated[Decision, Depends(form_of(Decision, SMALL_FORM))]
+) -> dict:
+    snippet = analysed_version(teaching, snippet_id, decision.v)
+    fields = decision.model_dump()
+    return await run_in_threadpool(analysis_decisions.decide, teaching.engine, teaching.library, snippet, fields, "API")
+
+
+@router.delete("/snippets/{snippet_id}/strength/decisions/{decision_id}", summary="Withdraw a decision")
+async def withdraw_decision(snippet_id: str, decision_id: str, teaching: TeachingDep) -> dict:
+    await run_in_threadpool(analysis_decisions.withdraw, teaching.engine, snippet_id, decision_id, "API")
+    return {"withdrawn": decision_id}

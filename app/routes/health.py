@@ -4,10 +4,12 @@ import asyncio
 
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
 
-from app.web.deps import LibraryDep, SandboxDep, SettingsDep, StoreDep
+from app.web.deps import CatalogDep, LibraryDep, SandboxDep, SettingsDep, StoreDep
 
 from ..sandbox.packages import listing
+from ..teach.bundled_analyses import readiness
 
 router = APIRouter()
 STATUS_SECONDS = 2.0  # a health check answers quickly even when the fork server does not
@@ -37,6 +39,15 @@ async def health(settings: SettingsDep, sandbox: SandboxDep, store: StoreDep, li
             },
         }
     )
+
+
+@router.get("/readyz")
+async def ready(catalog: CatalogDep, library: LibraryDep, store: StoreDep, sandbox: SandboxDep) -> JSONResponse:
+    """200 once every bundled snippet's check-strength analysis is complete (503 before), so a
+    load balancer sends learners only to a server that judges each answer once."""
+    bundled = [s for s in map(library.get, sorted(catalog.bundled)) if s is not None]
+    found = await run_in_threadpool(readiness, store.engine, bundled)
+    return JSONResponse(found, status_code=200 if found["ready"] or sandbox is None else 503)
 
 
 async def fork_server(sandbox) -> dict:

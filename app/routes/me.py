@@ -2,7 +2,7 @@
 
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
@@ -19,6 +19,7 @@ from app.web.templating import render, wants_json
 from ..classes import roster
 from ..i18n import _
 from ..learn import forgetting
+from ..learn.rejudging import RECENT_DAYS, recent
 from ..memory import identity
 from ..memory.export import attempts_csv
 from ..memory.learner_model import RETENTIONS, learner_model, set_retention
@@ -108,6 +109,7 @@ def _me_page(request: Request, learning: Learning, status: int = 200, profile: d
         snippets = snippet_progress(db, learner, library, now)
         work = learner_work(db, learner, library)
         model = learner_model(db, learner)
+        rejudged = recent(db, learner, now - timedelta(days=RECENT_DAYS))
     link = (
         str(request.base_url).rstrip("/") + "/me/continue/" + learning.identities.link_token(learner, who["link_gen"])
     )
@@ -121,6 +123,7 @@ def _me_page(request: Request, learning: Learning, status: int = 200, profile: d
         "retentions": RETENTIONS,
         "fitted": model.fitted,
         "profile": profile,
+        "rejudged": rejudged,
     }
     data = {
         "learner": {"name": who["name"], "class_code": who["class_code"]},
@@ -129,6 +132,10 @@ def _me_page(request: Request, learning: Learning, status: int = 200, profile: d
         "assignments": work,
         "memory": {"retention": model.retention, "fitted": model.fitted},
         "snippets": [{k: v for k, v in s.items() if k not in ("chart", "heatmap")} for s in snippets],
+        "rejudged": [
+            {**r, "answered_at": r["answered_at"].isoformat(), "credited_at": r["credited_at"].isoformat()}
+            for r in rejudged
+        ],
     }
     return render(request, "me.html", context, data=data, status=status)
 

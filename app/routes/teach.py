@@ -5,16 +5,20 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import RedirectResponse, Response
 from pydantic import BaseModel, field_validator
+from starlette.concurrency import run_in_threadpool
 
 from app.errors import NotFound, UserError
 from app.teach import publishing
 from app.teach.publishing import Teaching, report_json
 from app.web.deps import AuthDep, ClientAddress, MaybeTeacher, SandboxDep, TeacherSession, TeachingDep, sandbox_or_503
 from app.web.forms import SMALL_FORM, TeacherForm, form_of, teacher_form_of
-from app.web.teacher_auth import SESSION_COOKIE, TeacherAuth
+from app.web.teacher_auth import SESSION_COOKIE, TeacherAuth, shown_teacher, teacher_label
 from app.web.templating import render, wants_json
 
 from ..i18n import _
+from ..snippets.hints import failure_text, reason_text
+from ..teach import analysis_decisions
+from ..teach.analysis_decisions import analysed_version
 from ..teach.strength_pages import LEVELS, heatmap, state_names, stored
 from .uploads import read_upload
 
@@ -36,6 +40,16 @@ class LoginForm(BaseModel):
 
 class ChangeForm(TeacherForm):
     confirm: str = ""  # the snippet's id again, to delete it
+
+
+class DecisionForm(TeacherForm):
+    """A decision about an analysis: its kind (equivalent, position, line), where, and which version."""
+
+    kind: str = ""
+    index: str = ""
+    replacement: str = ""
+    line: str = ""
+    v: str = ""
 
 
 class SavedQuery(BaseModel):
@@ -295,7 +309,7 @@ def _strength(request: Request, teaching: Teaching, session: dict, job_id: str) 
 
 
 def _strength_page(request: Request, teaching: Teaching, session: dict, snippet, job, poll_url: str) -> Response:
-    analysis = stored(teaching.engine, snippet.id, snippet.version, job)
+    analysis = stored(teaching.engine, snippet, job)
     report = analysis["report"]
     return _page(
         request,
@@ -305,7 +319,38 @@ def _strength_page(request: Request, teaching: Teaching, session: dict, snippet,
         analysis=analysis,
         poll_url=poll_url,
         snippet_id=snippet.id,
+        version=snippet.version,
         heatmap=heatmap(snippet.code, report) if report else None,
         state_names=state_names(),
         levels=LEVELS,
+        reason_text=reason_text,
+        failure_text=failure_text,
+        teacher_name=shown_teacher,
     )
+
+
+@router.post("/snippets/{snippet_id}/strength/decisions")
+async def decide(
+    snippet_id: str,
+    teaching: TeachingDep,
+    session: TeacherSession,
+    form: Annotated[DecisionForm, Depends(teacher_form_of(DecisionForm))],
+) -> Response:
+    """Mark a survivor equivalent, or exclude a position or a line from strength."""
+    snippet = analysed_version(teaching, snippet_id, form.v)
+    fields, who = form.model_dump(), teacher_label(session)
+    await run_in_threadpool(analysis_decisions.decide, teaching.engine, teaching.library, snippet, fields, who)
+    return RedirectResponse(f"/teach/snippets/{snippet_id}/strength", status_code=303)
+
+
+@router.post("/snippets/{snippet_id}/strength/decisions/{decision_id}/withdraw")
+async def withdraw_decision(
+    snippet_id: str,
+    decision_id: str,
+    teaching: TeachingDep,
+    session: TeacherSession,
+    _form: Annotated[TeacherForm, Depends(teacher_form_of(TeacherForm))],
+) -> Response:
+    who = teacher_label(session)
+    await run_in_threadpool(analysis_decisions.withdraw, teaching.engine, snippet_id, decision_id, who)
+    return RedirectResponse(f"/teach/snippets/{snippet_id}/strength", status_code=303)

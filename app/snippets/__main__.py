@@ -24,6 +24,8 @@ from ..sandbox.types import Verdict
 from .files import MAX_BYTES
 from .mutants import PER_POSITION
 from .strength import check_strength
+from . import shipped_strength
+from .hints import failure_text, reason_text
 from .strength_report import report_data
 from .validate import validate
 
@@ -151,35 +153,48 @@ async def _check_file(name: str, runner, args) -> bool:
         return False
     print(f"{name}: ok")
     if args.strength:
-        _print_strength(
-            name,
-            report.snippet,
-            await check_strength(report.snippet, runner, per_position=args.per_position, budget_seconds=args.budget),
+        strength = await check_strength(
+            report.snippet, runner, per_position=args.per_position, budget_seconds=args.budget
         )
+        _print_strength(name, report.snippet, strength)
+        if args.write_analysis:
+            if not strength.complete or args.per_position != PER_POSITION:
+                print(f"{name}: analysis not written: it must be complete, with the default --per-position")
+                return False
+            print(f"{name}: analysis written to {write_analysis(path, report.snippet, strength)}")
     return True
 
 
 def _print_strength(name: str, snippet, strength) -> None:
-    """A summary line, then every position and every surviving or likely equivalent mutant as
-    `FILE:LINE:COLUMN: …: the line's text` (the column counts in the drill code)."""
+    """A summary line, then every position and every surviving mutant as `FILE:LINE:COLUMN: …:
+    the line's text` (the column counts in the drill code), each survivor's hints below it."""
     data = report_data(strength, snippet)
     not_run = data["mutants"] - data["run"]
+    likely = sum(m["likely_equivalent"] for m in data["survivors"])
     counts = ", ".join(f"{n} {state}" for state, n in data["counts"].items())
     print(
-        f"{name}: check strength {data['score']:.0%}: {data['caught']} of {data['run'] - len(data['equivalent'])} "
-        f"mutants caught"
+        f"{name}: check strength {data['score']:.0%}: {data['caught']} of {data['run']} mutants caught"
         + (f", {not_run} not run" if not_run else "")
-        + f", {len(data['equivalent'])} likely equivalent; {len(data['positions'])} positions: {counts}"
-        + f" ({strength.seconds:.1f} s)"
+        + f", {len(data['survivors'])} survive ({likely} likely equivalent); {len(data['positions'])} positions: "
+        + f"{counts} ({strength.seconds:.1f} s)"
     )
+    for failure in data["reference_failures"]:
+        print(f"{name}: the reference did not pass a traced run: {failure_text(failure)}")
     for p in data["positions"]:
         print(f"{name}:{p['file_line']}:{p['column']}: {p['state']} {p['text']!r}: {p['line_text'].strip()}")
-    for word, key in (("survives", "survivors"), ("likely equivalent", "equivalent")):
-        for m in data[key]:
-            print(
-                f"{name}:{m['file_line']}:{m['column']}: mutant {m['original']!r} → {m['replacement']!r} {word}: "
-                f"{m['line_text'].strip()}"
-            )
+    for m in data["survivors"]:
+        print(
+            f"{name}:{m['file_line']}:{m['column']}: mutant {m['original']!r} → {m['replacement']!r} survives: "
+            f"{m['line_text'].strip()}"
+        )
+        for reason in m["reasons"]:
+            print(f"    hint: {reason_text(reason)}")
+
+
+def write_analysis(path: Path, snippet, strength) -> Path:
+    """The analysis shipped beside a bundled snippet (shipped_strength.py), so a server serving
+    it never judges before its analysis is complete."""
+    return shipped_strength.write(path.parent, snippet, report_data(strength, snippet))
 
 
 def problem_line(name: str, problem) -> str:
@@ -214,6 +229,11 @@ def _parser() -> argparse.ArgumentParser:
         "--per-position", type=int, default=PER_POSITION, metavar="N", help="mutants at most per position"
     )
     check.add_argument("--budget", type=float, default=300, metavar="SECONDS", help="time for all mutants of a file")
+    check.add_argument(
+        "--write-analysis",
+        action="store_true",
+        help="with --strength: write the analysis beside the file (strength/ID.json) to ship it with bundled snippets",
+    )
     return parser
 
 
@@ -241,6 +261,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.strength and args.no_run:
         parser.error("--strength runs code; it cannot be combined with --no-run")
+    if args.write_analysis and not args.strength:
+        parser.error("--write-analysis needs --strength")
     if args.per_position < 1 or args.budget <= 0:
         parser.error("--per-position and --budget must be positive")
     compile_stale()  # problems are UI text, in the server's default language

@@ -3,12 +3,13 @@
 import hashlib
 import re
 import tokenize
+from dataclasses import dataclass
 
 from ..engine.tokens import candidate_spans
 from ..i18n import _
 from .cloze import strip_cloze
 from .errors import Problem, SnippetInvalid
-from .frontmatter import clean_meta, load_meta, split_front_matter
+from .frontmatter import clean_meta, key_lines, load_meta, split_front_matter
 from .model import Question, Segment, Snippet
 from .newer_syntax import newer_form, running
 from .places import marked_column
@@ -21,29 +22,57 @@ def version_of(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
+@dataclass(frozen=True)
+class Draft:
+    """A file as far as it parses: every problem; the snippet when there is none; and, whatever
+    else is wrong, a stand-in holding its setup, code and check when those compile, so that its
+    imports can be checked and its reference run in the same pass."""
+
+    problems: list[Problem]
+    snippet: Snippet | None
+    runnable: Snippet | None
+
+
 def parse_snippet(text: str, snippet_id: str, path: str = "<upload>") -> Snippet:
+    draft = parse_draft(text, snippet_id)
+    if draft.snippet is None:
+        raise SnippetInvalid(path, draft.problems)
+    return draft.snippet
+
+
+def parse_draft(text: str, snippet_id: str) -> Draft:
     problems: list[Problem] = []
     if not SNIPPET_ID.match(snippet_id):
         problems.append(Problem(None, _("id %(id)r 必须由 1–64 个小写字母、数字或 '-' 组成", id=snippet_id)))
-    split = split_front_matter(text.removeprefix("\ufeff").replace("\r\n", "\n"))
-    if split is None:
-        raise SnippetInvalid(path, problems + [Problem(1, _("文件必须以 '---' 包围的 front matter 开头"))])
-    raw_meta, body, offset = split
-    loaded = load_meta(raw_meta, problems)
-    meta = clean_meta(loaded, problems) if loaded is not None else {}
-    parts = _body_parts(body, offset, problems)
-    if problems:
-        raise SnippetInvalid(path, problems)
-    return Snippet(id=snippet_id, version=version_of(text), source=text, **meta, **parts)
+    plain = text.removeprefix("\ufeff").replace("\r\n", "\n")
+    split = split_front_matter(plain)
+    meta: dict = {}
+    if split is None:  # the body is still read: its problems are listed too
+        problems.append(Problem(1, _("文件必须以 '---' 包围的 front matter 开头")))
+        body, offset = plain, 0
+    else:
+        raw_meta, body, offset = split
+        loaded = load_meta(raw_meta, problems)
+        meta = clean_meta(loaded, problems, key_lines(raw_meta)) if loaded is not None else {}
+    code_problems: list[Problem] = []
+    parts = _body_parts(body, offset, problems, code_problems)
+    runnable = not code_problems and parts["code"] and parts["check"]
+    problems += code_problems
+    problems.sort(key=lambda p: (p.line or 0, p.column or 0))
+    stand_in = {"title": "", "summary": "", "level": "1", **meta} if problems else meta
+    snippet = Snippet(id=snippet_id, version=version_of(text), source=text, **stand_in, **parts)
+    return Draft(problems, None if problems else snippet, snippet if runnable else None)
 
 
-def _body_parts(body: str, offset: int, problems: list[Problem]) -> dict:
+def _body_parts(body: str, offset: int, problems: list[Problem], code_problems: list[Problem]) -> dict:
+    """The code blocks (their problems, which keep the code from running, in `code_problems`),
+    the prose and the sections."""
     lines = body.split("\n")
     fences, headings = structure(body)
     section_starts = [h for h in headings if h.level == 2 and reserved_kind(h.text)]
     end_of_body = section_starts[0].line if section_starts else len(lines)
     fences = [f for f in fences if f.last <= end_of_body]
-    code = _code_parts(fences, offset, problems)
+    code = _code_parts(fences, offset, code_problems)
     segments = _segments(lines[:end_of_body], fences, code)
     return {**code, "segments": segments, **_sections(lines, headings, end_of_body, offset, problems)}
 

@@ -1,9 +1,11 @@
 """How strong a snippet's check is, position by position: a few one-token mutants of the
 reference code at every eligible token, each run against the check in the sandbox.
 
-A position is *caught* when the check catches every mutant there (likely equivalent ones
-aside), *weak* when some survive, *blind* when none is caught, *untested* when no mutant could be
-made or run. Only at caught positions can a passing run vouch for an answer token match rejects.
+A position is *caught* when the check catches every mutant there, *weak* when some survive,
+*blind* when none is caught, *untested* when no mutant could be made or run. Only at caught
+positions can a passing run vouch for an answer token match rejects. A survivor is a survivor
+whatever it looks like: that it may be equivalent is a hint for the teacher (hints.py), who
+decides (decisions.py).
 """
 
 import asyncio
@@ -12,21 +14,26 @@ from dataclasses import dataclass
 
 from ..sandbox.types import SandboxBusy, SandboxUnavailable
 from .equivalence import observed_job, same_observation
+from .hints import reasons
 from .jobs import job_for
 from .model import Snippet
 from .mutants import PER_POSITION, Mutant, mutants
+from .probes import probes_for
 
 NOT_RUN = "not run"
 BUSY_RETRY_SECONDS = 0.2
-SEEDS = (1, 2, 3)  # differently seeded runs a survivor must pass unchanged to be likely equivalent
+SEEDS = (1, 2, 3)  # differently seeded runs a survivor must pass unchanged to look equivalent
 STATES = ("caught", "weak", "blind", "untested")
+# What the analysis is: a stored analysis made another way is made again when it is needed.
+METHOD = "2"
 
 
 @dataclass(frozen=True)
 class MutantResult:
     mutant: Mutant
     status: str  # the verdict's status, or "not run"
-    equivalent: bool = False  # survived every seeded run and changed nothing observed
+    likely_equivalent: bool = False  # a hint: survived every seeded run and changed nothing observed
+    reasons: tuple[dict, ...] = ()  # why it may have survived (hints.py), for survivors
 
     @property
     def caught(self) -> bool:
@@ -34,7 +41,7 @@ class MutantResult:
 
     @property
     def survived(self) -> bool:
-        return self.status == "passed" and not self.equivalent
+        return self.status == "passed"
 
 
 @dataclass(frozen=True)
@@ -61,6 +68,9 @@ class StrengthReport:
     results: tuple[MutantResult, ...]
     seconds: float
     positions: tuple[Position, ...] = ()
+    # The reference's own runs that did not pass (the check under shifted seeds, say): without
+    # them no survivor can be compared, and the page says why.
+    reference_failures: tuple[dict, ...] = ()
 
     @property
     def caught(self) -> int:
@@ -71,14 +81,9 @@ class StrengthReport:
         return sum(r.status != NOT_RUN for r in self.results)
 
     @property
-    def equivalent(self) -> list[MutantResult]:
-        return [r for r in self.results if r.equivalent]
-
-    @property
     def score(self) -> float:
-        """Caught share of the mutants that ran, likely equivalent ones aside (0 when none ran)."""
-        counted = self.total_run - len(self.equivalent)
-        return self.caught / counted if counted > 0 else 0.0
+        """Caught share of the mutants that ran (0 when none ran)."""
+        return self.caught / self.total_run if self.total_run else 0.0
 
     @property
     def survivors(self) -> list[MutantResult]:
@@ -120,22 +125,47 @@ async def check_strength(
 
     verdicts = await asyncio.gather(*(run(job_for(snippet, m.code)) for m in todo))
     results = [MutantResult(m, v.status if v else NOT_RUN) for m, v in zip(todo, verdicts)]
-    results = await _mark_equivalent(snippet, results, run, progress)
-    return StrengthReport(tuple(results), time.monotonic() - started, _positions(snippet, results))
+    results, failures = await _hints(snippet, results, run, progress)
+    return StrengthReport(tuple(results), time.monotonic() - started, _positions(snippet, results), failures)
 
 
-async def _mark_equivalent(snippet: Snippet, results: list[MutantResult], run, progress) -> list[MutantResult]:
-    """Survivors rerun under other seeds, traced, and compared to the reference code's runs."""
+async def _hints(snippet: Snippet, results: list[MutantResult], run, progress) -> tuple[list, tuple[dict, ...]]:
+    """Survivors with their hints: the reference traced once under the check's own seeds with
+    every survivor's probes, and again under other seeds beside each survivor's own runs."""
     survivors = [i for i, r in enumerate(results) if r.status == "passed"]
     if not survivors:
-        return results
-    progress.more(len(SEEDS) * (len(survivors) + 1))
-    reference = await asyncio.gather(*(run(observed_job(snippet, snippet.code, k)) for k in SEEDS))
-    for i in survivors:
-        runs = await asyncio.gather(*(run(observed_job(snippet, results[i].mutant.code, k)) for k in SEEDS))
-        if all(same_observation(a, b, results[i].mutant.line) for a, b in zip(reference, runs)):
-            results[i] = MutantResult(results[i].mutant, results[i].status, equivalent=True)
-    return results
+        return results, ()
+    probes = probes_for(snippet.code, [results[i].mutant for i in survivors])
+    progress.more(1 + len(SEEDS) * (len(survivors) + 1))
+    traced, *reference = await asyncio.gather(
+        run(observed_job(snippet, snippet.code, 0, probes)),
+        *(run(observed_job(snippet, snippet.code, k)) for k in SEEDS),
+    )
+    failures = tuple(_failure(k, v) for k, v in zip((0, *SEEDS), (traced, *reference)) if not (v and v.passed))
+    comparable = not any(f["seed"] in SEEDS for f in failures)  # else nothing to compare a survivor with
+    for n, i in enumerate(survivors):
+        line, runs = results[i].mutant.line, ()
+        if comparable:
+            runs = await asyncio.gather(*(run(observed_job(snippet, results[i].mutant.code, k)) for k in SEEDS))
+        else:
+            progress.skip(len(SEEDS))
+        likely = comparable and all(same_observation(a, b, line) for a, b in zip(reference, runs))
+        own = [p for p in probes if p["of"] == n]
+        results[i] = MutantResult(results[i].mutant, "passed", likely, reasons(results[i].mutant, own, traced, likely))
+    return results, failures
+
+
+def _failure(k: int, verdict) -> dict:
+    if verdict is None:
+        return {"seed": k, "status": NOT_RUN, "message": "", "part": None, "line": None}
+    part = verdict.part if verdict.part in ("setup", "code", "check") else None
+    return {
+        "seed": k,
+        "status": verdict.status,
+        "message": verdict.message[:300],
+        "part": part,
+        "line": verdict.line if part else None,
+    }
 
 
 def _positions(snippet: Snippet, results: list[MutantResult]) -> tuple[Position, ...]:
@@ -160,6 +190,10 @@ class _Progress:
 
     def step(self) -> None:
         self.done += 1
+        self._say()
+
+    def skip(self, n: int) -> None:
+        self.done += n
         self._say()
 
     def more(self, n: int) -> None:

@@ -15,7 +15,7 @@ from .imports import import_problems
 from .jobs import job_for
 from .labels import part_label, status_label
 from .model import Snippet
-from .parse import parse_snippet
+from .parse import parse_draft
 from .places import file_place
 
 
@@ -41,8 +41,9 @@ async def validate(
 ) -> Report:
     """Size and encoding, format, a free id (unless editing), imports the sandbox offers
     (`packages`: the distributions it offers; None: no check), then the reference run when a
-    sandbox is given. The run needs a parsed snippet, so it is skipped when the format is bad
-    or an import would fail there anyway."""
+    sandbox is given: every independent problem in one pass. The code is checked and run even
+    when the front matter or the sections have problems; only a code block that does not
+    compile, or an import the sandbox would refuse anyway, keeps it from running."""
     report = await _validate(data, snippet_id, sandbox, taken, editing, packages)
     source = report.snippet.source if report.snippet else _text_or_empty(data)
     return Report(with_text(report.problems, source), report.snippet, report.verdict)
@@ -57,14 +58,20 @@ async def _validate(data, snippet_id, sandbox, taken, editing, packages) -> Repo
     )
     try:
         text = decode(_as_bytes(data), path)
-        snippet = parse_snippet(text, snippet_id, path)
     except SnippetInvalid as err:
         return Report(list(err.problems) + id_problems)
-    foreign = [] if packages is None else import_problems(snippet, importable(packages), packages)
-    if sandbox is None or foreign:
-        return Report(id_problems + foreign, snippet)
-    verdict, problem = await reference_run(snippet, sandbox)
-    return Report(id_problems + ([problem] if problem else []), snippet, verdict)
+    draft = parse_draft(text, snippet_id)
+    runnable = draft.runnable  # the code, even when the front matter or the sections are wrong
+    foreign = [] if packages is None or runnable is None else import_problems(runnable, importable(packages), packages)
+    problems = _in_file_order(draft.problems + id_problems + foreign)
+    if sandbox is None or foreign or runnable is None:
+        return Report(problems, draft.snippet)
+    verdict, problem = await reference_run(runnable, sandbox)
+    return Report(_in_file_order(problems + ([problem] if problem else [])), draft.snippet, verdict)
+
+
+def _in_file_order(problems: list[Problem]) -> list[Problem]:
+    return sorted(problems, key=lambda p: (p.line or 0, p.column or 0))
 
 
 def _text_or_empty(data: bytes | str) -> str:

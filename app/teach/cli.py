@@ -71,6 +71,8 @@ def print_report(folder: str, report) -> None:
     for name, problems in report.problems.items():
         for problem in problems:
             print(problem_line(str(Path(folder) / name), problem))
+    for snippet_id, change in (report.changes or {}).items():
+        print(f"{Path(folder) / snippet_id}.md: {change}")
     state = "saved" if report.saved else "nothing saved"
     print(f"{folder}: {len(report.snippets)} snippet(s), {state}")
 

@@ -17,6 +17,7 @@ class ImportReport:
     problems: dict[str, list[Problem]]  # per file name, in name order; an empty list: that file is fine
     snippets: list[Snippet]  # the snippets in the files (saved when `saved`)
     saved: bool = False
+    changes: dict[str, str] | None = None  # per snippet id: new, changed or unchanged (before the import)
 
     @property
     def ok(self) -> bool:
@@ -26,6 +27,7 @@ class ImportReport:
         return {
             "saved": self.saved,
             "snippets": [s.id for s in self.snippets],
+            "changes": self.changes or {},
             "files": [
                 {"file": name, "ok": not found, "problems": [p.as_json() for p in found]}
                 for name, found in self.problems.items()
@@ -47,11 +49,19 @@ async def import_course(files: dict[str, bytes], catalog, *, sandbox, packages, 
     index = _index(files, {s.id for s in snippets} | {s.id for s in catalog.library.all(include_hidden=True)}, problems)
     if not snippets and not any(problems.values()):
         problems["."] = [Problem(None, _("没有找到任何片段文件（.md）。"))]
-    report = ImportReport(problems, snippets)
+    changes = {s.id: change(catalog.library.get(s.id), s) for s in snippets}
+    report = ImportReport(problems, snippets, changes=changes)
     if not report.ok:
         return report
     catalog.save_course(snippets, index, publish)
-    return ImportReport(problems, snippets, saved=True)
+    return ImportReport(problems, snippets, saved=True, changes=changes)
+
+
+def change(before: Snippet | None, after: Snippet) -> str:
+    """What an import does to a snippet: adds it, makes a new version, or leaves it as it is."""
+    if before is None:
+        return "new"
+    return "unchanged" if before.version == after.version else "changed"
 
 
 async def _snippet(name: str, data: bytes, catalog, sandbox, packages) -> tuple[list[Problem], Snippet | None]:

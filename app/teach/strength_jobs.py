@@ -6,6 +6,7 @@ Progress and the finished report go to the database: every worker and host grade
 
 import asyncio
 import contextlib
+import logging
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -13,8 +14,10 @@ from dataclasses import dataclass, field
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.db import strength_rows
+from app.learn.rejudging import rejudge
 from app.snippets.model import Snippet
 
+log = logging.getLogger("codecloze")
 PROGRESS_EVERY_SECONDS = 1.0  # how often a run writes its progress
 
 
@@ -38,6 +41,13 @@ class StrengthJob:
 def _progress(engine, snippet_id: str, version: str, done: int, total: int) -> None:
     with contextlib.suppress(SQLAlchemyError):  # a lost progress write only delays the bar
         strength_rows.progress(engine, snippet_id, version, done, total)
+
+
+def _rejudged(engine, snippet: Snippet) -> None:
+    try:
+        rejudge(engine, lambda _id, _version: snippet, snippet.id, snippet.version)
+    except SQLAlchemyError:  # the next completion or teacher decision judges them
+        log.exception("unproven answers of %s not judged again", snippet.id)
 
 
 class StrengthJobs:
@@ -88,7 +98,7 @@ class StrengthJobs:
 
     async def _run(self, job: StrengthJob, snippet: Snippet, sandbox, engine) -> None:
         from app.snippets.strength import check_strength
-        from app.snippets.strength_report import report_data
+        from app.snippets.strength_report import judged, report_data
 
         written = [0.0]
 
@@ -105,6 +115,7 @@ class StrengthJobs:
 
         try:
             report = await check_strength(snippet, sandbox, on_progress=progress)
+            data = report_data(report, snippet)
             await self._write(
                 engine,
                 job,
@@ -112,11 +123,14 @@ class StrengthJobs:
                 done=job.done,
                 total=job.total,
                 caught=sorted(report.caught_positions()),
-                report=report_data(report, snippet),
+                judged=judged(data),
+                report=data,
                 seconds=report.seconds,
                 error=None if report.complete else "some mutants were not run in time",
             )
             job.report = report
+            if report.complete and engine is not None:  # answers given meanwhile get their verdict
+                await asyncio.to_thread(_rejudged, engine, snippet)
         except Exception as err:  # reported on the page; the server carries on
             job.error = f"{type(err).__name__}: {err}"
             with contextlib.suppress(SQLAlchemyError):
