@@ -64,7 +64,7 @@ def test_three_practices_change_the_heatmap_and_the_due_list(page: Page, live_se
     page.screenshot(path=artifacts / "home-due-390.png")
     page.click("a.start-review")
     expect(page).to_have_url(re.compile(rf"/s/{SNIPPET}/review\?rate=15&seed=\d+&v=\w+&at=\d+&low=[\d.]+&new="))
-    expect(page.locator(".review-note")).to_contain_text("最能帮你一周后还记得")
+    expect(page.locator(".review-note")).to_contain_text("的记忆状态挑了")
     page.screenshot(path=artifacts / "review-390.png", full_page=True)
 
 
