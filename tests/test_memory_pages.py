@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import update
 
-from app.memory.summary import due_list, end_of_today
+from app.memory.summary import due_list
 from app.memory.tables import cards, tokens
 from tests.helpers import attempts_of
 from tests.memory_helpers import SNIPPET, card_row, learner_of, practise
