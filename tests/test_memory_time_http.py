@@ -14,6 +14,7 @@ from tests.faketime_server import Learner, blanks, faked_server, retry_link
 
 SNIPPET = "mlm-online-softmax"
 EXERCISE = "ex5-flash-backward"  # it has short-answer questions
+pytestmark = pytest.mark.server
 NOTE = re.compile(r'<p class="review-note" role="note">(.*?)</p>', re.S)
 
 
