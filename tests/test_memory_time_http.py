@@ -48,20 +48,20 @@ def test_a_missed_token_comes_back_in_a_retry_at_once(served):
     assert learner.progress(SNIPPET)["tokens"][str(missed[0])]["seen"] == 2
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="today's review policy (gain over a week) ranks tokens just missed low; the policy that "
-    "re-tests missed tokens until recalled once is on its way (app/memory/policy.py)",
-)
+# Today's review policy (the expected gain a week ahead) brings the tokens just missed back in some
+# runs and not in others, so this is not strict: the policy that re-tests missed tokens until they are
+# recalled once (app/memory/policy.py) is on its way, and this mark goes with it.
+@pytest.mark.xfail(raises=AssertionError, reason="today's review policy does not re-test missed tokens reliably")
 def test_a_missed_token_comes_back_in_the_next_review_mask(served):
     url, clock, _db = served
     clock.set(datetime(2027, 1, 11, 9, tzinfo=UTC))
     learner = Learner(url)
     _shown, missed = learner.drill(SNIPPET, 30, 8, miss_first=3)
     clock.advance(days=1)
-    review = learner.get(f"/s/{SNIPPET}/review")
-    assert "rate=30" in str(review.url)  # the rate this learner drills at, not 15 %
-    assert set(missed) <= set(blanks(review.text)), (missed, blanks(review.text))
+    for _ in range(5):  # whatever the review's seed draws
+        review = learner.get(f"/s/{SNIPPET}/review")
+        assert "rate=30" in str(review.url)  # the rate this learner drills at, not 15 %
+        assert set(missed) <= set(blanks(review.text)), (missed, blanks(review.text))
 
 
 def test_known_is_zero_after_a_first_attempt_and_grows_only_after_spaced_successes(served):
