@@ -18,6 +18,7 @@ from sqlalchemy.engine import make_url
 
 from app.i18n.catalogs import compile_stale
 from app.learn.recording import attempt_store, learners_in
+from app.learn.retry import RetryLinks
 from app.snippets.labels import status_label
 from app.teach.bundled_analyses import load_shipped, start_missing
 from app.teach.catalog import Catalog
@@ -168,6 +169,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     secret = app_secret(settings.secret_key, settings.data_dir)
     app.state.auth = TeacherAuth(settings, secret)
     app.state.identity = Identity(secret)
+    app.state.retry = RetryLinks(secret)
     app.state.known_learners = KnownLearners(store.engine)
     app.state.strength_jobs = StrengthJobs()
     app.state.unanalysed = unanalysed  # bundled snippets whose analysis is made at start-up

@@ -6,14 +6,14 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import update
 
-from app.memory.summary import due_list, end_of_today
-from app.memory.tables import cards
+from app.memory.summary import due_list
+from app.memory.tables import cards, tokens
 from tests.helpers import attempts_of
 from tests.memory_helpers import SNIPPET, card_row, learner_of, practise
 
 
 def time_passes(client, days: float) -> None:
-    """Move this learner's cards' due dates back, as if `days` had gone by."""
+    """Move this learner's cards' due dates and tokens' last tests back, as if `days` had gone by."""
     with client.app.state.store.engine.begin() as db:
         for card in db.execute(cards.select().where(cards.c.learner == learner_of(client))):
             db.execute(
@@ -23,6 +23,11 @@ def time_passes(client, days: float) -> None:
                 )
                 .values(due=card.due - timedelta(days=days))
             )
+        db.execute(
+            update(tokens)
+            .where(tokens.c.learner == learner_of(client))
+            .values(last_review=tokens.c.last_review - days * 86400)
+        )
 
 
 def test_me_shows_figures_chart_and_heatmap_per_snippet(client):
@@ -61,19 +66,18 @@ def test_home_and_me_list_what_is_due_soonest_first(client):
     assert "今天没有要复习的" in client.get("/").text
     practise(client, snippet_id="mlm-online-softmax", seed=1, wrong=3)
     practise(client, snippet_id="mlm-blocked-attention", seed=1, wrong=0)
-    store = client.app.state.store
-    with store.engine.connect() as db:  # learning steps bring both back within minutes, not yet
-        assert due_list(db, learner_of(client), client.app.state.library, datetime.now(UTC)) == []
-    if datetime.now(UTC) + timedelta(minutes=15) >= end_of_today(datetime.now(UTC)):
-        time_passes(client, 20 / 1440)  # run in the UTC day's last minutes: their steps would end tomorrow
+    store, library = client.app.state.store, client.app.state.library
+    with store.engine.connect() as db:  # nothing is due again minutes after it was answered
+        assert due_list(db, learner_of(client), library, datetime.now(UTC) + timedelta(minutes=30)) == []
+    time_passes(client, 0.5)  # three of 19 missed: below the retention within hours
+    with store.engine.connect() as db:
+        assert [d["snippet"] for d in due_list(db, learner_of(client), library, datetime.now(UTC))] == [SNIPPET]
+    time_passes(client, 3)  # tokens recalled once slip within a few days
     home = client.get("/").text  # due today
     assert '<span class="due-count">2</span>' in home and "开始复习" in home
     due = client.get("/me", headers={"accept": "application/json"}).json()["due"]
     assert [d["snippet"] for d in due] == ["mlm-online-softmax", "mlm-blocked-attention"]  # the missed one is due first
-    assert due[0]["url"] == "/s/mlm-online-softmax/review?rate=15"
-    with store.engine.connect() as db:
-        time_passes(client, 1)
-        assert len(due_list(db, learner_of(client), client.app.state.library, datetime.now(UTC))) == 2
+    assert due[0]["url"] == "/s/mlm-online-softmax/review?rate=30"  # the rate this learner drills at
 
 
 def test_export_is_my_attempts_as_csv(client):
@@ -146,22 +150,17 @@ def test_the_accuracy_chart_has_a_time_axis_with_dates(client):
 
 
 def test_an_overdue_review_says_how_late_it_is(client):
-    practise(client, seed=1, wrong=2)
+    practise(client, seed=1, wrong=2)  # two of 19 missed: due once both slip, FSRS's 0.212 days later
     now = datetime.now(UTC)
-    with client.app.state.store.engine.begin() as db:
-        db.execute(
-            update(cards)
-            .where(cards.c.learner == learner_of(client), cards.c.item == "")
-            .values(due=now - timedelta(days=3, hours=2))
-        )
+    time_passes(client, 3.3)
     due = client.get("/me").text.split('<ol class="due-list">')[1].split("</ol>")[0]
     assert '<strong class="overdue">3 天前到期</strong>' in due
     assert "due 3 days ago" in client.get("/me?lang=en").text
     with client.app.state.store.engine.begin() as db:
         db.execute(
-            update(cards)
-            .where(cards.c.learner == learner_of(client), cards.c.item == "")
-            .values(due=now - timedelta(hours=1, minutes=5))
+            update(tokens)
+            .where(tokens.c.learner == learner_of(client))
+            .values(last_review=now.timestamp() - 0.212 * 86400 - 3900)
         )
     assert "1 小时前到期" in client.get("/me?lang=zh").text and "due 1 hour ago" in client.get("/?lang=en").text
     from app.memory.lateness import overdue_by

@@ -68,7 +68,7 @@ def test_the_same_inputs_give_the_same_mask_and_the_url_reproduces_it(client):
     url = client.get(f"/s/{SNIPPET}/review?rate=20", follow_redirects=False).headers["location"]
     first, later = client.get(url).text, client.get(url).text
     assert input_names(first) == input_names(later) and input_names(first)
-    assert "复习模式" in first and "最能帮你一周后还记得" in first and "按记忆模型估计" in first
+    assert "复习模式" in first and "的记忆状态挑了" in first and "按记忆模型估计" in first
     assert (
         first.count('name="low"') == 1
         and '<form class="drill" method="post" action="/s/mlm-online-softmax/review"' in first

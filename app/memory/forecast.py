@@ -1,5 +1,10 @@
 """What the memory model predicts of a snippet: mean recall of its tokens now and in 7 days if
-the learner stops practising, and how many tokens are "known" (recall ≥ 0.9) now."""
+the learner stops practising, and how many tokens are "known" now.
+
+A token is known only with evidence from the learner's own answers: recalled at a test the next
+day or later after its previous test (update.spaced_recall), not missed since, and predicted at or
+above the learner's desired retention now. A token only read, or answered minutes ago, is not known.
+"""
 
 from datetime import datetime
 from typing import NamedTuple
@@ -8,14 +13,14 @@ from ..engine.tokens import eligible_spans
 from .policy import curve, read_once
 
 WEEK = 7.0
-KNOWN = 0.9
 
 
 class Forecast(NamedTuple):
     now: float  # mean predicted recall over the eligible tokens
     week: float
-    known: int  # tokens at p ≥ KNOWN now
+    known: int  # tokens with a spaced recall and predicted recall ≥ the desired retention now
     total: int
+    retention: float = 0.9  # the desired retention "known" was counted at
 
 
 def forecast(code: str, memory: dict, at: datetime, scheduler, first_seen: float | None) -> Forecast | None:
@@ -28,9 +33,15 @@ def forecast(code: str, memory: dict, at: datetime, scheduler, first_seen: float
         if row is None or row.stability is None:
             row = read_once(span.index, min(first_seen or now, now), scheduler)
         rows.append(row)
+    if not rows:
+        return None
     days = [(now - row.last_review) / 86400 for row in rows]
     today = [curve(scheduler, d, row.stability) for d, row in zip(days, rows)]
     week = [curve(scheduler, d + WEEK, row.stability) for d, row in zip(days, rows)]
-    if not rows:
-        return None
-    return Forecast(sum(today) / len(rows), sum(week) / len(rows), sum(p >= KNOWN for p in today), len(rows))
+    retention = scheduler.desired_retention
+    known = sum(is_known(row, p, retention) for row, p in zip(rows, today))
+    return Forecast(sum(today) / len(rows), sum(week) / len(rows), known, len(rows), retention)
+
+
+def is_known(row, recall: float, retention: float) -> bool:
+    return getattr(row, "spaced", None) is not None and recall >= retention

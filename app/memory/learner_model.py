@@ -4,7 +4,7 @@ desired retention they chose on /me. A keyed row read per page or attempt batch.
 from functools import cache, lru_cache
 from typing import NamedTuple
 
-from fsrs import Scheduler
+from fsrs import Rating, Scheduler
 from sqlalchemy import select, update
 
 from ..db.statements import bound_list, execute_rows, fetch_decoded, key_values, list_values, select_keyed, upsert
@@ -20,6 +20,7 @@ class LearnerModel(NamedTuple):
     retention: float
     fitted: bool
     reviews: int
+    rate: int | None = None  # the mask rate they last drilled at
 
 
 @lru_cache(maxsize=512)
@@ -52,7 +53,34 @@ def _model_of(row) -> LearnerModel:
         return LearnerModel(scheduler_for(None, DEFAULT_RETENTION), DEFAULT_RETENTION, False, 0)
     retention = row.retention or DEFAULT_RETENTION
     parameters = tuple(row.parameters) if row.parameters else None
-    return LearnerModel(scheduler_for(parameters, retention), retention, parameters is not None, row.reviews)
+    return LearnerModel(scheduler_for(parameters, retention), retention, parameters is not None, row.reviews, row.rate)
+
+
+def self_rated_scheduler(scheduler: Scheduler, rating: Rating) -> Scheduler:
+    """The scheduler for a card the learner rates themselves (a short answer): "good" or "easy"
+    goes straight to FSRS's interval; only "again" and "hard" take the short learning steps."""
+    if rating in (Rating.Again, Rating.Hard):
+        return scheduler
+    return _without_steps(tuple(scheduler.parameters), scheduler.desired_retention)
+
+
+@lru_cache(maxsize=512)
+def _without_steps(parameters: tuple[float, ...], retention: float) -> Scheduler:
+    return Scheduler(
+        parameters=parameters,
+        desired_retention=retention,
+        learning_steps=(),
+        relearning_steps=(),
+        enable_fuzzing=False,
+    )
+
+
+def remember_rates(db, rates: dict[str, int]) -> None:
+    """In the attempts' transaction: the mask rate each learner drilled at, for their reviews."""
+    rows = [
+        {"learner": learner, "rate": rate, "reviews": 0, "fitted_reviews": 0} for learner, rate in sorted(rates.items())
+    ]
+    execute_rows(db, upsert(db.dialect.name, models, ("learner",), _set_rate), rows)
 
 
 def count_reviews(db, reviews: dict[str, int]) -> None:
@@ -68,6 +96,10 @@ def set_retention(db, learner: str, retention: float) -> None:
 
 def _add_reviews(table, new) -> dict:
     return {"reviews": table.c.reviews + new.reviews}
+
+
+def _set_rate(table, new) -> dict:
+    return {"rate": new.rate}
 
 
 def _set_retention(table, new) -> dict:

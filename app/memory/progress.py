@@ -1,7 +1,7 @@
 """Progress figures for `/me`: per-snippet numbers, an accuracy chart, and the miss heatmap."""
 
 import html
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta, tzinfo
 
 from markupsafe import Markup
 
@@ -23,11 +23,19 @@ def streak(days: list[str], today: date) -> int:
     return count
 
 
-def chart_svg(history: list[list[float]], label: str | None = None, when=None) -> Markup:
+def practised_days(days: list[str], history: list[list[float]], zone: tzinfo) -> list[str]:
+    """The days practised, in the learner's time zone: the recall attempts' own times (the last
+    few dozen), and the stored UTC days before the oldest of them."""
+    local = {datetime.fromtimestamp(t, zone).date().isoformat() for t, _acc in history}
+    first = datetime.fromtimestamp(history[0][0], UTC).date().isoformat() if history else None
+    return sorted(local | {d for d in days if first is None or d < first})
+
+
+def chart_svg(history: list[list[float]], label: str | None = None, when=None, zone: tzinfo = UTC) -> Markup:
     """Accuracy per recall attempt, oldest first, as a small inline SVG (no script, no library),
-    placed along a time axis with the dates under it; `label` and `when` (a point's time as
-    text) for other series, e.g. a class's days."""
-    when = when or _when
+    placed along a time axis with the dates (in `zone`) under it; `label` and `when` (a point's
+    time as text) for other series, e.g. a class's days."""
+    when = when or (lambda t: local_time(t, zone))
     if not history:
         return Markup("")
     n = len(history)
@@ -49,7 +57,7 @@ def chart_svg(history: list[list[float]], label: str | None = None, when=None) -
         f' aria-label="{label}"><text x="-6" y="4">100%</text><text x="-6" y="{CHART_H + 4}">0%</text>'
         f'<line class="axis" x1="0" y1="{CHART_H}" x2="{CHART_W}" y2="{CHART_H}"/>'
         f'<line class="axis" x1="0" y1="0" x2="{CHART_W}" y2="0"/>{ticks}'
-        f'{_dates(first, last)}<polyline points="{line}"/>{dots}</svg>'
+        f'{_dates(first, last, zone)}<polyline points="{line}"/>{dots}</svg>'
     )
 
 
@@ -58,9 +66,9 @@ def _x(t: float, first: float, last: float) -> float:
     return (t - first) / (last - first) * CHART_W if last > first else CHART_W / 2
 
 
-def _dates(first: float, last: float) -> str:
+def _dates(first: float, last: float, zone: tzinfo) -> str:
     """The time axis's labels: the first and the last day (one, centred, when they are the same)."""
-    day = lambda t: datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%d")  # noqa: E731
+    day = lambda t: datetime.fromtimestamp(t, zone).strftime("%Y-%m-%d")  # noqa: E731
     y = CHART_H + 14
     if day(first) == day(last):
         return f'<text class="date" x="{CHART_W / 2:.0f}" y="{y}">{day(first)}</text>'
@@ -70,12 +78,12 @@ def _dates(first: float, last: float) -> str:
     )
 
 
-def _when(timestamp: float) -> str:
-    return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d %H:%M")
+def local_time(timestamp: float, zone: tzinfo = UTC) -> str:
+    return datetime.fromtimestamp(timestamp, zone).strftime("%Y-%m-%d %H:%M")
 
 
 def utc_time(timestamp: int) -> str:
-    return _when(timestamp)
+    return local_time(timestamp)
 
 
 def heat_level(row, at: datetime) -> int:

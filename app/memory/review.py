@@ -27,6 +27,7 @@ class Review:
     fresh: tuple  # tokens (or pieces) not tested before
     unit: str = "token"
     forecast: object | None = field(default=None, compare=False)  # forecast.Forecast, for the page
+    why: object | None = field(default=None, compare=False)  # explain.Why: the blanks in the learner's history
 
     @property
     def chosen(self) -> tuple:

@@ -36,6 +36,8 @@ class TokenMemory(NamedTuple):
     misses: int
     wrong: list | None
     difficulty: float | None = None
+    spaced: float | None = None  # when last recalled the next day or later (update.spaced_recall)
+    missed: bool | None = None  # whether its last test was a miss
 
 
 def _rows(db, learner: str, snippet_id: str, version: str) -> dict[int, TokenMemory]:
@@ -49,6 +51,8 @@ def _rows(db, learner: str, snippet_id: str, version: str) -> dict[int, TokenMem
         tokens.c.misses,
         tokens.c.wrong,
         tokens.c.difficulty,
+        tokens.c.spaced,
+        tokens.c.missed,
     ).where(tokens.c.learner == learner, tokens.c.snippet_id == snippet_id, tokens.c.version == version)
     return {r.span: TokenMemory(*r) for r in db.execute(query)}
 

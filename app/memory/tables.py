@@ -61,6 +61,10 @@ tokens = Table(
     Column("heat", Float, nullable=False, default=0.0),  # misses, decayed with HEAT_HALF_LIFE
     Column("heat_at", Float),
     Column("wrong", JSON(none_as_null=True)),  # the last few wrong answers given here; NULL: none (no decoding)
+    # Evidence for "known": when the token was last recalled at least a day after its previous
+    # test (NULL: never, or missed since), and whether its last test was a miss.
+    Column("spaced", Float),
+    Column("missed", Boolean),
 )
 
 # Per learner: the desired retention they chose (NULL: the default) and the FSRS parameters
@@ -75,6 +79,7 @@ models = Table(
     Column("parameters", JSON(none_as_null=True)),
     Column("fitted_reviews", Integer, nullable=False, default=0),  # `reviews` when last fitted
     Column("fitted_at", DateTime(timezone=True)),
+    Column("rate", Integer),  # the mask rate the learner last drilled at (NULL: none yet); reviews use it
 )
 
 # Blanks a learner asked to see, per mask (reveals.py): a later submission of that mask counts

@@ -23,7 +23,7 @@ from ..db.statements import (
 from ..db.tables import attempts
 from ..engine.tokens import candidate_spans
 from . import token_review
-from .learner_model import count_reviews, learner_models
+from .learner_model import count_reviews, learner_model, learner_models, remember_rates, self_rated_scheduler
 from .record import RECALLED
 from .record import entry_spans as _spans
 from .schedule import SELF_RATING, TOKEN_RATING, new_card, reviewed, snippet_rating
@@ -32,6 +32,9 @@ from .unproven import keep_unproven
 from .versions import stored_code, version_map
 
 HEAT_HALF_LIFE_DAYS = 7.0
+# A recall this long after the token's previous test is evidence of memory, not of the minutes
+# before: the next day counts even a little earlier in the day than the last practice.
+SPACING_SECONDS = 20 * 3600
 WRONG_KEPT = 5
 DAYS_KEPT = 400
 HISTORY_KEPT = 60
@@ -86,6 +89,7 @@ def _apply_round(db, items: list) -> None:
     statement = upsert(db.dialect.name, tokens, TOKEN_COLUMNS, _set_tokens)
     execute_tuples(db, statement, TOKEN_ROW, token_rows, encoded=("wrong",))
     count_reviews(db, reviews)
+    remember_rates(db, {r.learner: r.rate for r, _at in items if r.mode in ("random", "review") and r.rate})
     card_rows = [_card_row(found.get((r.learner, r.snippet_id)), r, at, schedulers[r.learner]) for r, at in items]
     execute_rows(db, upsert(db.dialect.name, cards, CARD_KEY, _set_card), sorted(card_rows, key=_card_key))
 
@@ -104,7 +108,8 @@ def rate_question(db, attempt_id: int, learner: str, question: int, rating: str)
 def _self_rating(db, learner: str, snippet_id: str, version: str, question: int, rating: str, at: datetime) -> None:
     item = f"q{question}"
     card = _card(db, learner, snippet_id, item)
-    fsrs_card = reviewed(card.fsrs if card else None, SELF_RATING[rating], at)
+    scheduler = self_rated_scheduler(learner_model(db, learner).scheduler, SELF_RATING[rating])
+    fsrs_card = reviewed(card.fsrs if card else None, SELF_RATING[rating], at, scheduler)
     values = {"fsrs": fsrs_card.to_dict(), "due": fsrs_card.due, "version": version, "last_at": at}
     if card is None:
         db.execute(
@@ -235,7 +240,17 @@ def _token_row(key: tuple, span: int, text: str, entry: dict, row, at: datetime,
         wrong = ([given] + [w for w in _listed(stored) if w != given])[:WRONG_KEPT]
     else:  # unchanged: as the driver gave it (SQLite's JSON text goes back as it is)
         wrong = stored
-    return (*key, span, text, *card, seen, misses, heat, now, wrong or None)
+    return (*key, span, text, *card, seen, misses, heat, now, wrong or None, spaced_recall(row, missed, now), missed)
+
+
+def spaced_recall(row, missed: bool, now: float) -> float | None:
+    """When the token was last recalled SPACING_SECONDS or more after its previous test; a miss
+    clears it: "known" needs it again."""
+    if missed:
+        return None
+    if row is not None and row.last_review is not None and now - row.last_review >= SPACING_SECONDS:
+        return now
+    return row.spaced if row is not None else None
 
 
 def _listed(wrong) -> list:

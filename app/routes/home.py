@@ -5,6 +5,7 @@ from fastapi.responses import Response
 
 from app.web.deps import LearnerDep, LibraryDep, NewLearner, StoreDep
 from app.web.templating import render
+from app.web.zone import learner_zone
 
 from ..memory.summary import due_today
 from .assignments import learner_work
@@ -36,7 +37,7 @@ async def home(
         for s in ordered
     ]
     # a visitor without a (valid) learner cookie has nothing due: no query
-    due = due_today(store, learner, library) if not new_learner else []
+    due = due_today(store, learner, library, learner_zone(request)) if not new_learner else []
     work = _work(store, learner, library) if not new_learner else []
     context = {
         "snippets": rest,

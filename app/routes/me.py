@@ -15,6 +15,7 @@ from app.web.deps import IdentityDep, LearnerDep, LibraryDep, StoreDep, built, r
 from app.web.errors import status_of
 from app.web.forms import SMALL_FORM, form_of
 from app.web.templating import render, wants_json
+from app.web.zone import learner_zone
 
 from ..classes import roster
 from ..i18n import _
@@ -103,10 +104,11 @@ async def me(request: Request, learning: LearningDep) -> Response:
 def _me_page(request: Request, learning: Learning, status: int = 200, profile: dict | None = None) -> Response:
     """The /me page; `profile` carries a refused profile form (what was typed, the error) back into it."""
     learner, library, now = learning.learner, learning.library, datetime.now(UTC)
+    zone = learner_zone(request)
     with learning.store.engine.connect() as db:
         who = identity.profile(db, learner)
-        due = due_list(db, learner, library, end_of_today(now), now)
-        snippets = snippet_progress(db, learner, library, now)
+        due = due_list(db, learner, library, end_of_today(now, zone), now)
+        snippets = snippet_progress(db, learner, library, now, zone)
         work = learner_work(db, learner, library)
         model = learner_model(db, learner)
         rejudged = recent(db, learner, now - timedelta(days=RECENT_DAYS))

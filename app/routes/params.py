@@ -99,3 +99,12 @@ class ReviewQuery(ReviewMask, DrillQuery):
 
 class ReviewForm(ReviewMask, DrillForm):
     """A review mask's submission."""
+
+
+class RetryQuery(MaskChoice):
+    """A retry of the blanks one submission missed: the server signed `miss` (app/learn/retry.py)."""
+
+    v: str = ""
+    at: str = ""
+    miss: str = ""
+    sig: str = ""

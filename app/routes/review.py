@@ -7,20 +7,21 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import RedirectResponse, Response
 
-from app.errors import UserError
-from app.learn.drills import chosen_drill, parse_seed
+from app.errors import Forbidden, UserError
+from app.learn.drills import DEFAULT_RATE, chosen_drill, parse_seed
 from app.web.deps import LearnerDep, LibraryDep, SnippetDep, StoreDep
 from app.web.forms import form_of
 
 from ..engine.mask import new_seed
 from ..engine.tokens import eligible_spans
 from ..i18n import _
+from ..memory.explain import why
 from ..memory.forecast import forecast
 from ..memory.learner_model import learner_model
 from ..memory.pieces import piece_review, pieces_of, valid_pieces
 from ..memory.review import Review, decode, decode_pieces, encode, review_mask
 from ..memory.state import card_version, first_seen, token_memory
-from .params import ReviewForm, ReviewMask, ReviewQuery
+from .params import RetryQuery, ReviewForm, ReviewMask, ReviewQuery
 from .trainer import SubmissionDep, grade_page, show, version_or_404
 
 router = APIRouter()
@@ -44,13 +45,39 @@ async def review_page(
     query: Annotated[ReviewQuery, Query()],
 ) -> Response:
     if query.low is None:
-        return RedirectResponse(_fresh_review(store, learner, snippet, query.rate, query.unit), status_code=303)
+        rate = query.rate if "rate" in request.query_params else None  # None: the rate they drill at
+        return RedirectResponse(_fresh_review(store, learner, snippet, rate, query.unit), status_code=303)
     if query.v != snippet.version:
         snippet = version_or_404(library, snippet.id, query.v)
     seed = query.seed if query.seed is not None else parse_seed("")
     drill = _drill(snippet, query.rate, seed, query.unit, query)
-    review = replace(drill.review, forecast=_forecast(store, learner, snippet))
-    return show(request, library, replace(drill, review=review))
+    return show(request, library, _explained(store, learner, drill, "review"))
+
+
+@router.get("/s/{snippet_id}/retry")
+async def retry_page(
+    request: Request,
+    snippet: SnippetDep,
+    library: LibraryDep,
+    learner: LearnerDep,
+    store: StoreDep,
+    query: Annotated[RetryQuery, Query()],
+) -> Response:
+    """The blanks one submission missed, asked again (a signed URL from its result)."""
+    if query.v != snippet.version:
+        snippet = version_or_404(library, snippet.id, query.v)
+    signed = (
+        query.at.isdigit()
+        and len(query.at) <= 12
+        and request.app.state.retry.made_here(
+            snippet.id, snippet.version, query.rate, query.unit, int(query.at), query.miss, query.sig
+        )
+    )
+    if not signed:
+        raise Forbidden(_("这个“再练一次”的链接不是本站为你的作答生成的，或已被改动。请从作答结果里重新打开。"))
+    mask = ReviewMask(at=query.at, low=query.miss, new="")
+    drill = _drill(snippet, query.rate, int(query.at), query.unit, mask)
+    return show(request, library, _explained(store, learner, drill, "retry"))
 
 
 @router.post("/s/{snippet_id}/review")
@@ -61,8 +88,9 @@ async def submit_review(
     return await grade_page(request, submission, drill, form)
 
 
-def _fresh_review(store, learner: str, snippet, rate: int, unit: str) -> str:
-    """The address of the mask chosen from this learner's memory as it stands now."""
+def _fresh_review(store, learner: str, snippet, rate: int | None, unit: str) -> str:
+    """The address of the mask chosen from this learner's memory as it stands now, at `rate` or
+    else the rate the learner last drilled at."""
     seed, now = new_seed(), datetime.now(UTC)
     with store.engine.connect() as db:
         memory = token_memory(
@@ -70,6 +98,7 @@ def _fresh_review(store, learner: str, snippet, rate: int, unit: str) -> str:
         )
         model = learner_model(db, learner)
         seen = first_seen(db, learner, snippet.id)
+    rate = rate or model.rate or DEFAULT_RATE
     learned = {"scheduler": model.scheduler, "retention": model.retention, "first_seen": seen}
     if unit == "token":
         review = review_mask(snippet.version, _eligible(snippet), rate, seed, memory, now, **learned)
@@ -78,16 +107,18 @@ def _fresh_review(store, learner: str, snippet, rate: int, unit: str) -> str:
     return review_url(snippet.id, snippet.version, rate, seed, review)
 
 
-def _forecast(store, learner: str, snippet):
-    """This learner's predicted recall of the snippet now and in a week (shown beside the mask)."""
-    now = datetime.now(UTC)
+def _explained(store, learner: str, drill, kind: str):
+    """The drill with what its page says beside the mask: the learner's predicted recall of the
+    snippet, and what each blank is in their history (missed last time, due, kept, new)."""
+    snippet, now = drill.snippet, datetime.now(UTC)
     with store.engine.connect() as db:
         memory = token_memory(
             db, learner, snippet.id, snippet.version, snippet.code, card_version(db, learner, snippet.id)
         )
-        return forecast(
-            snippet.code, memory, now, learner_model(db, learner).scheduler, first_seen(db, learner, snippet.id)
-        )
+        scheduler = learner_model(db, learner).scheduler
+        ahead = forecast(snippet.code, memory, now, scheduler, first_seen(db, learner, snippet.id))
+    review = drill.review
+    return replace(drill, review=replace(review, forecast=ahead, why=why(kind, review.chosen, memory, now, scheduler)))
 
 
 def _eligible(snippet) -> tuple[int, ...]:

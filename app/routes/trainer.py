@@ -1,5 +1,6 @@
 """Drill and exercise pages: show a mask, grade a submission."""
 
+import time
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -15,6 +16,7 @@ from app.i18n import _
 from app.learn.drills import DEFAULT_UNIT, Drill, fixed_drill, mask_query, random_drill, revealed_keys
 from app.learn.feedback import Result
 from app.learn.grading import Submitter, grade
+from app.learn.retry import missed_blanks
 from app.memory import reveals
 from app.snippets.library import SnippetLibrary
 from app.snippets.model import Snippet
@@ -179,7 +181,18 @@ def show(
     if wants_json(request):  # the drill and its result only: none of the page's context
         return JSONResponse(drill_json(drill, result), status_code=status)
     context = snippet_page(library, drill, shown=shown, result=result, revealed=revealed)
+    context["retry"] = _retry(request, drill, result)
     return render(request, "snippet.html", context, block=block, status=status)
+
+
+def _retry(request: Request, drill: Drill, result: Result | None) -> dict | None:
+    """Where the blanks this submission missed are asked again, and how many (None: no link)."""
+    missed = missed_blanks(drill, result) if result is not None and result.saved else ()
+    if not missed:
+        return None
+    at, retry = int(time.time()), request.app.state.retry
+    url = retry.url(drill.snippet.id, drill.snippet.version, drill.rate, drill.unit, at, missed)
+    return {"url": url, "blanks": len(missed)}
 
 
 def snippet_page(

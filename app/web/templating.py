@@ -15,6 +15,8 @@ from app.engine.inputs import ASKABLE, mark_names
 from app.settings import PROJECT_DIR
 from app.web.accept import prefers
 
+from . import zone
+
 # The switch names each language in itself.
 UI_LANGUAGES = (("zh", "zh-CN", "中文"), ("en", "en", "English"))
 
@@ -36,6 +38,8 @@ def make_templates() -> Jinja2Blocks:
     templates.env.globals["mark_names"] = mark_names
     templates.env.globals["askable"] = ASKABLE  # templates/_blank.html
     templates.env.globals["lang_of"] = lambda text: Markup(lang_attribute(str(text)))  # snippet content
+    templates.env.globals["local_time"] = zone.local_time
+    templates.env.globals["local_date"] = zone.local_date
     return templates
 
 
