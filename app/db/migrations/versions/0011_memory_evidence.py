@@ -5,16 +5,16 @@
 this revision have neither, so no token counts as known until a spaced recall is seen again.
 `memory_models.rate` is the mask rate the learner last drilled at (review masks use it).
 
-Revision ID: 0010
-Revises: 0009
+Revision ID: 0011
+Revises: 0010
 Create Date: 2026-12-03
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0010"
-down_revision = "0009"
+revision = "0011"
+down_revision = "0010"
 branch_labels = None
 depends_on = None
 
