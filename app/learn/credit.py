@@ -5,8 +5,8 @@ Only where the version's check-strength analysis found every position of the bla
 non-matching answer that passes is *unproven* and counts as not recalled.
 """
 
-from ..classes.alternatives import blank_key
 from ..db import strength_rows
+from ..engine.score import covered_spans
 from ..engine.tokens import eligible_spans
 
 
@@ -24,7 +24,7 @@ def credited(engine, snippet, holes, verdicts, run) -> tuple[frozenset[str], str
 
 def _caught(code: str, hole, caught: frozenset[int]) -> bool:
     """A blank is caught when every position inside it is (a span or line blank: all its tokens)."""
-    where = blank_key(code, hole)
+    where = covered_spans(code, hole)
     if where is None:
         return False
     inside = [s.index for s in eligible_spans(code) if where[0] <= s.index <= where[1]]
