@@ -8,20 +8,21 @@ from datetime import UTC, datetime
 
 from sqlalchemy import insert, select, update
 
-from ..db.statements import fetch_rows, key_values, keyed
 from ..engine.score import BlankVerdict, covered_spans, is_match
 from .tables import alternatives
 
 TEXT_MAX = 200
-VERSION = ("snippet_id", "version")
-IN_FORCE = select(alternatives.c.first, alternatives.c.last, alternatives.c.text).where(
-    *keyed(alternatives, VERSION), alternatives.c.withdrawn_at.is_(None)
-)
 
 
 def accepted(db, snippet_id: str, version: str) -> dict[tuple[int, int], list[str]]:
     """The alternatives in force for a version, by blank."""
-    rows = fetch_rows(db, IN_FORCE, key_values(VERSION, (snippet_id, version)))
+    rows = db.execute(
+        select(alternatives.c.first, alternatives.c.last, alternatives.c.text).where(
+            alternatives.c.snippet_id == snippet_id,
+            alternatives.c.version == version,
+            alternatives.c.withdrawn_at.is_(None),
+        )
+    )
     out: dict[tuple[int, int], list[str]] = {}
     for row in rows:
         out.setdefault((row.first, row.last), []).append(row.text)

@@ -2,11 +2,10 @@
 
 from collections import defaultdict
 from datetime import UTC, datetime
-from functools import cache
 
 from sqlalchemy import select
 
-from ..db.statements import bound_list, execute_rows, fetch_rows, list_values, upsert
+from ..db.upserts import upsert
 from ..memory.record import RECALLED
 from ..memory.tables import learners
 from .tables import activity, answers, spans
@@ -25,14 +24,8 @@ def class_codes(db, learner_ids) -> dict[str, str]:
     ids = sorted(set(learner_ids))
     if not ids:
         return {}
-    rows = fetch_rows(db, _codes_of(len(ids)), list_values("l", ids))
+    rows = db.execute(select(learners.c.id, learners.c.class_code).where(learners.c.id.in_(ids)))
     return {r.id: r.class_code or "" for r in rows}
-
-
-@cache
-def _codes_of(count: int):
-    """The class codes of `count` learners: one statement per count, each built once."""
-    return select(learners.c.id, learners.c.class_code).where(learners.c.id.in_(bound_list("l", count)))
 
 
 def blank_range(entry: dict) -> tuple[int, int] | None:
@@ -91,7 +84,7 @@ def _add(db, table, counts: dict) -> None:
     extra, values = COUNTED[table]
     names = KEY + extra
     rows = [{**dict(zip(names, key)), **dict(zip(values, counts[key]))} for key in sorted(counts)]
-    execute_rows(db, upsert(db.dialect.name, table, names, _added), rows)
+    db.execute(upsert(db, table, names, _added), rows)
 
 
 def _added(table, excluded) -> dict:

@@ -13,7 +13,7 @@ few seconds after attempts are written, so a page finds little left to fold.
 import logging
 import threading
 
-from sqlalchemy import bindparam, select, text
+from sqlalchemy import select, text
 from sqlalchemy.exc import DBAPIError
 
 from ..db.tables import attempts
@@ -38,7 +38,7 @@ _COUNTED = select(
     attempts.c.learner,
     attempts.c.practice,
     attempts.c.blanks,
-).where(attempts.c.id.in_(bindparam("ids", expanding=True)))
+)
 
 
 def fold(engine, stop=lambda: False) -> None:
@@ -66,7 +66,7 @@ def _fold_chunk(engine) -> int:
 def _count(db, ids: list[int]) -> None:
     """An id whose attempt is gone (its learner's history deleted before a fold) counts nothing."""
     if ids:
-        count_attempts(db, db.execute(_COUNTED, {"ids": ids}).all())
+        count_attempts(db, db.execute(_COUNTED.where(attempts.c.id.in_(ids))).all())
 
 
 class Folder:

@@ -9,7 +9,6 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import JSON, Column, DateTime, Float, Integer, String, Table, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
-from .statements import key_values, keyed
 from .tables import metadata
 
 # A run writes its progress every second or so: one silent this long was cut off (a restart, a
@@ -77,15 +76,15 @@ def _interrupted(state: str, updated_at: datetime) -> bool:
     return state == "running" and datetime.now(UTC) - updated_at > STALE_AFTER
 
 
-VERSION = ("snippet_id", "version")
-ANALYSIS = select(strength.c.state, strength.c.caught, strength.c.updated_at).where(*keyed(strength, VERSION))
-
-
 def caught_positions(engine, snippet_id: str, version: str) -> tuple[str | None, frozenset[int]]:
     """The state of a version's analysis (None: there is none, or it was interrupted) and, once
     complete, its caught positions."""
     with engine.connect() as db:
-        row = db.execute(ANALYSIS, key_values(VERSION, (snippet_id, version))).first()
+        row = db.execute(
+            select(strength.c.state, strength.c.caught, strength.c.updated_at).where(
+                strength.c.snippet_id == snippet_id, strength.c.version == version
+            )
+        ).first()
     if row is None or _interrupted(row.state, row.updated_at):
         return None, frozenset()  # none, or one that will never end: the next need starts one
     return row.state, frozenset(row.caught or ()) if row.state == "complete" else frozenset()
