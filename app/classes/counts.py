@@ -1,9 +1,10 @@
-"""Class counters: what attempts add to them (fold.py adds each written attempt once)."""
+"""Class counters: what attempts add to them (fold.py adds each written attempt once), and what a
+learner's deleted history takes out of them."""
 
 from collections import defaultdict
 from datetime import UTC, datetime
 
-from sqlalchemy import select
+from sqlalchemy import delete, select
 
 from ..db.upserts import upsert
 from ..memory.record import RECALLED
@@ -39,6 +40,26 @@ def blank_range(entry: dict) -> tuple[int, int] | None:
 def count_attempts(db, written: list) -> None:
     """Add attempts to the counters: rows of the attempts table, or anything with their fields
     (snippet_id, version, class_code, created_at, learner, practice, blanks)."""
+    days, tokens, given = _tallies(written)
+    _add(db, activity, days)
+    _add(db, spans, tokens)
+    _add(db, answers, given)
+
+
+def uncount_learner(db, learner: str, counted: list) -> None:
+    """Take a learner's counted attempts out of the counters: their own activity rows go, and the
+    token and answer counts lose what those attempts added (a row left counting nothing goes, and
+    with it the text of an answer no one else gave)."""
+    _days, tokens, given = _tallies(counted)
+    db.execute(delete(activity).where(activity.c.learner == learner))
+    _add(db, spans, {key: [-n for n in counts] for key, counts in tokens.items()})
+    _add(db, answers, {key: [-counts[0]] for key, counts in given.items()})
+    db.execute(delete(spans).where(spans.c.seen <= 0))
+    db.execute(delete(answers).where(answers.c.count <= 0))
+
+
+def _tallies(written: list) -> tuple[dict, dict, dict]:
+    """What attempts add to each counter table, by its key."""
     days: dict[tuple, list] = defaultdict(lambda: [0, 0, 0.0])
     tokens: dict[tuple, list] = defaultdict(lambda: [0, 0])
     given: dict[tuple, list] = defaultdict(lambda: [0])
@@ -53,9 +74,7 @@ def count_attempts(db, written: list) -> None:
         row[2] += sum(s in RECALLED for s in states) / len(states)
         for entry in attempt.blanks:
             _count_blank(key, entry, tokens, given)
-    _add(db, activity, days)
-    _add(db, spans, tokens)
-    _add(db, answers, given)
+    return days, tokens, given
 
 
 def utc_day(at: datetime) -> str:
