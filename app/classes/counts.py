@@ -4,7 +4,7 @@ learner's deleted history takes out of them."""
 from collections import defaultdict
 from datetime import UTC, datetime
 
-from sqlalchemy import delete, select
+from sqlalchemy import bindparam, delete, select
 
 from ..db.upserts import upsert
 from ..memory.record import RECALLED
@@ -18,6 +18,8 @@ COUNTED = {  # table: the key columns beyond KEY, the counted columns
     spans: (("span",), ("seen", "missed")),
     answers: (("first", "last", "state", "given"), ("count",)),
 }
+# Built once: every attempt batch reads its learners' classes.
+CODES = select(learners.c.id, learners.c.class_code).where(learners.c.id.in_(bindparam("ids", expanding=True)))
 
 
 def class_codes(db, learner_ids) -> dict[str, str]:
@@ -25,7 +27,7 @@ def class_codes(db, learner_ids) -> dict[str, str]:
     ids = sorted(set(learner_ids))
     if not ids:
         return {}
-    rows = db.execute(select(learners.c.id, learners.c.class_code).where(learners.c.id.in_(ids)))
+    rows = db.execute(CODES, {"ids": ids})
     return {r.id: r.class_code or "" for r in rows}
 
 

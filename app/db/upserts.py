@@ -4,6 +4,7 @@ never loads PostgreSQL's dialect."""
 
 import importlib
 from collections.abc import Callable
+from functools import cache
 
 from sqlalchemy import Table
 
@@ -17,5 +18,12 @@ def dialect_insert(dialect: str) -> Callable:
 def upsert(db, table: Table, keys: tuple[str, ...], changes: Callable):
     """INSERT … ON CONFLICT (keys) DO UPDATE SET changes(table, excluded), for `db`'s database:
     one statement either way, so writers inserting the same row at once never collide."""
-    statement = dialect_insert(db.dialect.name)(table)
+    return _upsert(db.dialect.name, table, keys, changes)
+
+
+@cache
+def _upsert(dialect: str, table: Table, keys: tuple[str, ...], changes: Callable):
+    """Built once per dialect and table: `excluded` sets up a copy of every column of the table,
+    which cost more than the statement's execution (bench/RESULTS.md)."""
+    statement = dialect_insert(dialect)(table)
     return statement.on_conflict_do_update(index_elements=list(keys), set_=changes(table, statement.excluded))

@@ -5,13 +5,14 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from fsrs import Scheduler
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 
 from ..db.upserts import upsert
 from .tables import models
 
 DEFAULT_RETENTION = 0.9
 RETENTIONS = (0.8, 0.85, 0.9, 0.95)  # what /me offers
+MODELS = select(models).where(models.c.learner.in_(bindparam("ids", expanding=True)))  # built once
 
 
 class LearnerModel(NamedTuple):
@@ -36,7 +37,7 @@ def learner_model(db, learner: str) -> LearnerModel:
 def learner_models(db, learner_ids) -> dict[str, LearnerModel]:
     """Each learner's model, with one query."""
     ids = sorted(set(learner_ids))
-    rows = {r.learner: r for r in db.execute(select(models).where(models.c.learner.in_(ids)))} if ids else {}
+    rows = {r.learner: r for r in db.execute(MODELS, {"ids": ids})} if ids else {}
     return {learner: _model_of(rows.get(learner)) for learner in learner_ids}
 
 

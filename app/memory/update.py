@@ -4,7 +4,7 @@ import math
 from datetime import UTC, datetime
 from operator import itemgetter
 
-from sqlalchemy import and_, insert, select, update
+from sqlalchemy import and_, bindparam, insert, select, update
 
 from ..db.tables import attempts
 from ..db.upserts import upsert
@@ -24,8 +24,18 @@ CARD_KEY = ("learner", "snippet_id", "item")
 TOKEN_KEY = ("learner", "snippet_id", "version")
 TOKEN_COLUMNS = TOKEN_KEY + ("span",)
 TOKEN_ROW = tuple(c.name for c in tokens.c)  # a token row's values, in the table's order
-# What a review reads of a token's stored memory (its key is known, its text is the code's).
-MEMORY = tuple(tokens.c[n] for n in TOKEN_ROW if n not in TOKEN_KEY + ("text",))
+# Statements of every attempt, built once (building one costs more than running it on SQLite;
+# SQLAlchemy caches what they compile to): what a review reads of the stored memory of some
+# spans of a version (their key is known, their text is the code's), and the code cards of a
+# learner × snippet grid (the pairs wanted are picked from it).
+MEMORY_AT = select(*(tokens.c[n] for n in TOKEN_ROW if n not in TOKEN_KEY + ("text",))).where(
+    *(tokens.c[n] == bindparam(n) for n in TOKEN_KEY), tokens.c.span.in_(bindparam("spans", expanding=True))
+)
+CODE_CARDS = select(cards).where(
+    cards.c.item == "",
+    cards.c.learner.in_(bindparam("learners", expanding=True)),
+    cards.c.snippet_id.in_(bindparam("snippets", expanding=True)),
+)
 
 
 def apply_attempts(db, batch: list) -> None:
@@ -177,21 +187,17 @@ def _token_rows(db, wanted: dict[tuple, dict]) -> dict[tuple, object]:
     for key, spans in wanted.items():
         if not spans:
             continue  # an attempt without token blanks
-        query = select(*MEMORY).where(_of_version(*key), tokens.c.span.in_(sorted(spans)))
-        for row in db.execute(query):
+        for row in db.execute(MEMORY_AT, {**dict(zip(TOKEN_KEY, key)), "spans": sorted(spans)}):
             found[(*key, row.span)] = row
     return found
 
 
 def _cards(db, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], object]:
-    """The code cards (item "") of these (learner, snippet) pairs that have one: a learner ×
-    snippet grid of them, from which the pairs wanted are picked."""
+    """The code cards (item "") of these (learner, snippet) pairs that have one."""
     if not pairs:
         return {}
-    learners, snippets = sorted({p[0] for p in pairs}), sorted({p[1] for p in pairs})
-    rows = db.execute(
-        select(cards).where(cards.c.item == "", cards.c.learner.in_(learners), cards.c.snippet_id.in_(snippets))
-    )
+    grid = {"learners": sorted({p[0] for p in pairs}), "snippets": sorted({p[1] for p in pairs})}
+    rows = db.execute(CODE_CARDS, grid)
     wanted = set(pairs)
     return {(r.learner, r.snippet_id): r for r in rows if (r.learner, r.snippet_id) in wanted}
 
