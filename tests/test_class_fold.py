@@ -1,7 +1,7 @@
 """Class counters are folded from the attempts after the attempt's transaction: what a read sees
 after `fold` must be exactly what counting each attempt as it was written gave, on SQLite and
-PostgreSQL, with folds running at once in two workers, and for a learner whose history is
-deleted before any read."""
+PostgreSQL, with folds running at once in two workers; a learner whose history is deleted
+leaves them."""
 
 import threading
 import time
@@ -118,19 +118,25 @@ def test_two_workers_folding_at_once_count_each_attempt_once(database_url, secon
     assert folded == _counted_as_written(second_database_url, items)
 
 
-def test_a_deleted_history_keeps_what_its_attempts_added_to_the_class(database_url, second_database_url):
-    items = _items(30)
+def test_a_deleted_history_leaves_the_class_figures(database_url, second_database_url):
+    """A history is its learner's: the counters keep nothing of it once deleted, whether its
+    attempts were counted already or still pending, and the other learners' counts stay."""
+    items = _items(40)
     store = _store(database_url)
     try:
-        store.commit(items)
-        with store.engine.begin() as db:  # deleted before any read folded its attempts
+        store.commit(items[:20])
+        fold(store.engine)  # these counted
+        store.commit(items[20:])  # these pending
+        with store.engine.begin() as db:
             forgetting.history(db, LEARNERS[0])
         fold(store.engine)
         folded = _counters(store.engine)
     finally:
         store.close()
-    assert any(r.learner == LEARNERS[0] for _, r, _ in items)
-    assert folded == _counted_as_written(second_database_url, items)
+    mine = [item for item in items if item[1].learner == LEARNERS[0]]
+    assert any(at < items[20][2] for _, _, at in mine) and any(at >= items[20][2] for _, _, at in mine)
+    assert all(r[4] != LEARNERS[0] for r in folded["class_activity"])
+    assert folded == _counted_as_written(second_database_url, [item for item in items if item not in mine])
 
 
 def test_the_background_folder_counts_what_was_written_a_few_seconds_later(tmp_path):

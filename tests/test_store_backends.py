@@ -1,9 +1,11 @@
 """The store on every database the app supports: SQLite (embedded default) and a real PostgreSQL."""
 
 import asyncio
+import json
+from datetime import UTC, datetime
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 
 from app.db import migrate
 from app.db.commit import NotStored
@@ -111,3 +113,37 @@ def test_learner_models_are_upserted_and_read_back(store):
     with store.engine.connect() as db:  # several at once, one with no row at all
         many = learner_models(db, [learner, "n" * 32, "o" * 32])
     assert many[learner] == model and many["n" * 32] == other and many["o" * 32].reviews == 0
+
+
+RESULTS = {"s1": True, "s4": False}
+BLANKS = [
+    {"span": 3, "key": "s1", "expected": "m", "given": "m", "state": "right"},
+    {"span": [5, 6], "key": "s4", "expected": "a.b", "given": "答 «x»", "state": "wrong"},
+    {"span": None, "key": "s9", "expected": "q", "given": "\ud800", "state": "wrong"},
+]
+# JSON columns' text as earlier versions wrote it: the standard library's default; orjson's compact
+# text (never with a null or a lone surrogate: those went the standard library's way); and the
+# standard library's compact ASCII text marked by a leading space.
+EARLIER = [
+    (json.dumps, BLANKS),
+    (lambda v: json.dumps(v, separators=(",", ":"), ensure_ascii=False), BLANKS[:2]),
+    (lambda v: " " + json.dumps(v, separators=(",", ":")), BLANKS),
+]
+
+
+def test_json_as_earlier_versions_wrote_it_reads_back_beside_new_rows(store):
+    """No migration: every earlier form of the text is JSON that the standard library reads, and
+    a value holding any str (a lone surrogate too) is stored and read back as it was."""
+    cast = "CAST({} AS json)" if store.engine.dialect.name == "postgresql" else "{}"
+    insert_old = text(
+        "INSERT INTO attempts (id, learner, snippet_id, version, mode, correct, total, results, unit, kinds,"
+        f" blanks, hints, practice, created_at) VALUES (:id, :learner, 's', 'v1', 'random', 1, 3,"
+        f" {cast.format(':results')}, 'token', 'names', {cast.format(':blanks')}, 0, :practice, :at)"
+    )
+    with store.engine.begin() as db:
+        for n, (dumps, blanks) in enumerate(EARLIER, start=1):
+            row = {"id": n, "learner": "o" * 32, "results": dumps(RESULTS), "blanks": dumps(blanks)}
+            db.execute(insert_old, row | {"practice": False, "at": datetime(2026, 11, 30, tzinfo=UTC)})
+    asyncio.run(record_attempt(store, record(blanks=tuple(BLANKS))))
+    found = [(a["results"], a["blanks"]) for a in attempts_of(store, "o" * 32)[::-1] + attempts_of(store, "a" * 32)]
+    assert found == [(RESULTS, blanks) for _, blanks in EARLIER] + [(RESULTS, BLANKS)]

@@ -8,31 +8,21 @@ from datetime import UTC, datetime
 
 from sqlalchemy import insert, select, update
 
-from ..db.statements import fetch_rows, key_values, keyed
-from ..engine.score import BlankVerdict, is_match
-from ..memory.record import span_range
+from ..engine.score import BlankVerdict, covered_spans, is_match
 from .tables import alternatives
 
 TEXT_MAX = 200
-VERSION = ("snippet_id", "version")
-IN_FORCE = select(alternatives.c.first, alternatives.c.last, alternatives.c.text).where(
-    *keyed(alternatives, VERSION), alternatives.c.withdrawn_at.is_(None)
-)
-
-
-def blank_key(code: str, hole) -> tuple[int, int] | None:
-    """The blank's first and last candidate index, as its attempt records them."""
-    if hole.span is not None:
-        return hole.span
-    span = span_range(code, hole)
-    if span is None:
-        return None
-    return (span, span) if isinstance(span, int) else (span[0], span[1])
 
 
 def accepted(db, snippet_id: str, version: str) -> dict[tuple[int, int], list[str]]:
     """The alternatives in force for a version, by blank."""
-    rows = fetch_rows(db, IN_FORCE, key_values(VERSION, (snippet_id, version)))
+    rows = db.execute(
+        select(alternatives.c.first, alternatives.c.last, alternatives.c.text).where(
+            alternatives.c.snippet_id == snippet_id,
+            alternatives.c.version == version,
+            alternatives.c.withdrawn_at.is_(None),
+        )
+    )
     out: dict[tuple[int, int], list[str]] = {}
     for row in rows:
         out.setdefault((row.first, row.last), []).append(row.text)
@@ -48,7 +38,7 @@ def rescored(db, snippet, holes, verdicts: list[BlankVerdict]) -> list[BlankVerd
         return verdicts
     out = []
     for hole, verdict in zip(holes, verdicts):
-        texts = found.get(blank_key(snippet.code, hole), ()) if not (verdict.correct or verdict.revealed) else ()
+        texts = found.get(covered_spans(snippet.code, hole), ()) if not (verdict.correct or verdict.revealed) else ()
         out.append(verdict._replace(correct=True) if any(is_match(verdict.given, t) for t in texts) else verdict)
     return out
 

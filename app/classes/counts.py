@@ -1,12 +1,12 @@
-"""Class counters: what attempts add to them (fold.py adds each written attempt once)."""
+"""Class counters: what attempts add to them (fold.py adds each written attempt once), and what a
+learner's deleted history takes out of them."""
 
 from collections import defaultdict
 from datetime import UTC, datetime
-from functools import cache
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, delete, select
 
-from ..db.statements import bound_list, execute_rows, fetch_rows, list_values, upsert
+from ..db.upserts import upsert
 from ..memory.record import RECALLED
 from ..memory.tables import learners
 from .tables import activity, answers, spans
@@ -18,6 +18,8 @@ COUNTED = {  # table: the key columns beyond KEY, the counted columns
     spans: (("span",), ("seen", "missed")),
     answers: (("first", "last", "state", "given"), ("count",)),
 }
+# Built once: every attempt batch reads its learners' classes.
+CODES = select(learners.c.id, learners.c.class_code).where(learners.c.id.in_(bindparam("ids", expanding=True)))
 
 
 def class_codes(db, learner_ids) -> dict[str, str]:
@@ -25,14 +27,8 @@ def class_codes(db, learner_ids) -> dict[str, str]:
     ids = sorted(set(learner_ids))
     if not ids:
         return {}
-    rows = fetch_rows(db, _codes_of(len(ids)), list_values("l", ids))
+    rows = db.execute(CODES, {"ids": ids})
     return {r.id: r.class_code or "" for r in rows}
-
-
-@cache
-def _codes_of(count: int):
-    """The class codes of `count` learners: one statement per count, each built once."""
-    return select(learners.c.id, learners.c.class_code).where(learners.c.id.in_(bound_list("l", count)))
 
 
 def blank_range(entry: dict) -> tuple[int, int] | None:
@@ -47,6 +43,26 @@ def count_attempts(db, written: list, sign: int = 1) -> None:
     """Add attempts to the counters: rows of the attempts table, or anything with their fields
     (snippet_id, version, class_code, created_at, learner, practice, blanks). `sign` -1 takes
     counted attempts out again (an answer judged again is counted again with its new state)."""
+    days, tokens, given = _tallies(written, sign)
+    _add(db, activity, days)
+    _add(db, spans, tokens)
+    _add(db, answers, given)
+
+
+def uncount_learner(db, learner: str, counted: list) -> None:
+    """Take a learner's counted attempts out of the counters: their own activity rows go, and the
+    token and answer counts lose what those attempts added (a row left counting nothing goes, and
+    with it the text of an answer no one else gave)."""
+    _days, tokens, given = _tallies(counted, -1)
+    db.execute(delete(activity).where(activity.c.learner == learner))
+    _add(db, spans, tokens)
+    _add(db, answers, given)
+    db.execute(delete(spans).where(spans.c.seen <= 0))
+    db.execute(delete(answers).where(answers.c.count <= 0))
+
+
+def _tallies(written: list, sign: int) -> tuple[dict, dict, dict]:
+    """What attempts add to each counter table, by its key (`sign` -1: what they take out)."""
     days: dict[tuple, list] = defaultdict(lambda: [0, 0, 0.0])
     tokens: dict[tuple, list] = defaultdict(lambda: [0, 0])
     given: dict[tuple, list] = defaultdict(lambda: [0])
@@ -61,9 +77,7 @@ def count_attempts(db, written: list, sign: int = 1) -> None:
         row[2] += sign * sum(s in RECALLED for s in states) / len(states)
         for entry in attempt.blanks:
             _count_blank(key, entry, tokens, given, sign)
-    _add(db, activity, days)
-    _add(db, spans, tokens)
-    _add(db, answers, given)
+    return days, tokens, given
 
 
 def utc_day(at: datetime) -> str:
@@ -92,7 +106,7 @@ def _add(db, table, counts: dict) -> None:
     extra, values = COUNTED[table]
     names = KEY + extra
     rows = [{**dict(zip(names, key)), **dict(zip(values, counts[key]))} for key in sorted(counts)]
-    execute_rows(db, upsert(db.dialect.name, table, names, _added), rows)
+    db.execute(upsert(db, table, names, _added), rows)
 
 
 def _added(table, excluded) -> dict:

@@ -1,23 +1,26 @@
 """Folding written attempts into the class counters before anything reads them.
 
 The attempt writer only lists each attempt's id in `class_pending` (one row, in the attempt's
-own transaction); counting its blanks into the per-day counters cost it about a third of its
-time (bench/RESULTS.md, issue 22). Whatever reads the counters calls `fold` first: it takes the
-pending ids with DELETE ... RETURNING, which takes SQLite's write lock or PostgreSQL's row locks,
-so two folds never count one attempt twice, and a fold that waited on another finds its
-attempts counted once that one commits. A read after `fold` therefore sees every attempt
-committed before it counted, as if it had been counted when written. A `Folder` thread folds a
-few seconds after attempts are written, so a page finds little left to fold.
+own transaction): counting its blanks into the per-day counters there cost about a third of
+the writer's time, which every submission's response waited for. Whatever reads the counters
+calls `fold` first: it takes the pending ids with DELETE ... RETURNING, which takes SQLite's
+write lock or PostgreSQL's row locks, so two folds never count one attempt twice, and a fold
+that waited on another finds its attempts counted once that one commits. A read after `fold`
+therefore sees every attempt committed before it counted, as if it had been counted when
+written. A `Folder` thread folds a few seconds after attempts are written, so a page finds
+little left to fold. (Summing the attempts' blanks at each read instead would cost seconds for
+a class's term: bench/RESULTS.md.)
 """
 
 import logging
 import threading
 
-from sqlalchemy import bindparam, select, text
+from sqlalchemy import delete, select, text
 from sqlalchemy.exc import DBAPIError
 
 from ..db.tables import attempts
-from .counts import count_attempts
+from .counts import count_attempts, uncount_learner
+from .tables import pending
 
 log = logging.getLogger("codecloze")
 CHUNK = 100  # attempts per transaction (~30 ms): the attempt writer never waits long on a fold
@@ -25,10 +28,6 @@ FOLD_SECONDS = 5.0  # a background fold waits this long after a write, so one fo
 _TAKE = text(
     "DELETE FROM class_pending WHERE attempt_id IN "
     "(SELECT attempt_id FROM class_pending ORDER BY attempt_id LIMIT :n) RETURNING attempt_id"
-)
-_TAKE_LEARNER = text(
-    "DELETE FROM class_pending WHERE attempt_id IN "
-    "(SELECT id FROM attempts WHERE learner = :learner) RETURNING attempt_id"
 )
 _COUNTED = select(
     attempts.c.snippet_id,
@@ -38,7 +37,7 @@ _COUNTED = select(
     attempts.c.learner,
     attempts.c.practice,
     attempts.c.blanks,
-).where(attempts.c.id.in_(bindparam("ids", expanding=True)))
+)
 
 
 def fold(engine, stop=lambda: False) -> None:
@@ -51,9 +50,16 @@ def fold(engine, stop=lambda: False) -> None:
         log.warning("class counters not brought up to date: %s", str(err).splitlines()[0][:200])
 
 
-def fold_learner(db, learner: str) -> None:
-    """In the caller's transaction: count the learner's pending attempts (before they are deleted)."""
-    _count(db, [r[0] for r in db.execute(_TAKE_LEARNER, {"learner": learner})])
+def forget_learner(db, learner: str) -> None:
+    """In the caller's transaction, before the learner's attempts are deleted: a history is its
+    learner's, so once deleted no class figure keeps it. Pending attempts were never counted and
+    leave the list; the others are taken out of the counters."""
+    mine = select(attempts.c.id).where(attempts.c.learner == learner)
+    # Taken first: a fold counting some of them at this moment is waited for, and they are counted.
+    taken = delete(pending).where(pending.c.attempt_id.in_(mine)).returning(pending.c.attempt_id)
+    uncounted = set(db.execute(taken).scalars())
+    rows = db.execute(_COUNTED.add_columns(attempts.c.id).where(attempts.c.learner == learner))
+    uncount_learner(db, learner, [r for r in rows if r.id not in uncounted])
 
 
 def _fold_chunk(engine) -> int:
@@ -66,7 +72,7 @@ def _fold_chunk(engine) -> int:
 def _count(db, ids: list[int]) -> None:
     """An id whose attempt is gone (its learner's history deleted before a fold) counts nothing."""
     if ids:
-        count_attempts(db, db.execute(_COUNTED, {"ids": ids}).all())
+        count_attempts(db, db.execute(_COUNTED.where(attempts.c.id.in_(ids))).all())
 
 
 class Folder:

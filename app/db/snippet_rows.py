@@ -10,8 +10,8 @@ from datetime import UTC, datetime
 
 from sqlalchemy import Engine, delete, insert, select, update
 
-from .statements import dialect_insert
 from .tables import course_index, snippet_versions, snippets
+from .upserts import dialect_insert
 
 HOME = "home"
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from sqlalchemy import Connection, Engine, create_engine, event, update
 from sqlalchemy.exc import DBAPIError, OperationalError
 
-from app.db import json_text, migrate
+from app.db import migrate
 from app.db.commit import GroupCommit, NotStored
 from app.db.tables import snippets
 
@@ -56,12 +56,9 @@ class Store:
 
 
 def make_engine(url: str, busy_ms: int = 5000) -> Engine:
-    engine = create_engine(
-        url,
-        pool_pre_ping=not url.startswith("sqlite"),
-        json_serializer=json_text.dumps,
-        json_deserializer=json_text.loads,
-    )
+    # JSON columns by SQLAlchemy's own serializer: the standard library's, ASCII escapes and all,
+    # so any str a value holds (a lone surrogate too) is text every database can store.
+    engine = create_engine(url, pool_pre_ping=not url.startswith("sqlite"))
     if url.startswith("sqlite"):
         event.listen(engine, "connect", lambda conn, _record: _sqlite_pragmas(conn, busy_ms))
     return engine

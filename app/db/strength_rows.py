@@ -11,7 +11,6 @@ from sqlalchemy import JSON, Column, DateTime, Float, Integer, String, Table, in
 from sqlalchemy.exc import IntegrityError
 
 from ..snippets.strength import METHOD
-from .statements import key_values, keyed
 from .tables import metadata
 
 # A run writes its progress every second or so: one silent this long was cut off (a restart, a
@@ -83,17 +82,14 @@ def _interrupted(state: str, updated_at: datetime) -> bool:
     return state == "running" and datetime.now(UTC) - updated_at > STALE_AFTER
 
 
-VERSION = ("snippet_id", "version")
-ANALYSIS = select(strength.c.state, strength.c.judged, strength.c.method, strength.c.updated_at).where(
-    *keyed(strength, VERSION)
-)
-
-
 def judged(engine, snippet_id: str, version: str) -> tuple[str | None, dict | None]:
     """The state of a version's analysis (None: there is none, it was interrupted or made
     another way) and, once complete, what grading needs of it (strength_report.judged)."""
+    query = select(strength.c.state, strength.c.judged, strength.c.method, strength.c.updated_at).where(
+        strength.c.snippet_id == snippet_id, strength.c.version == version
+    )
     with engine.connect() as db:
-        row = db.execute(ANALYSIS, key_values(VERSION, (snippet_id, version))).first()
+        row = db.execute(query).first()
     if row is None or row.method != METHOD or _interrupted(row.state, row.updated_at):
         return None, None  # none, or one that will never end: the next need starts one
     return row.state, (row.judged or {}) if row.state == "complete" else None

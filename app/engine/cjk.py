@@ -7,11 +7,6 @@ import re
 CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
 
 
-def content_lang(text: str) -> str:
-    """`zh-CN` for text with Chinese characters or full-width punctuation, else `en`."""
-    return "zh-CN" if CJK.search(text or "") else "en"
-
-
 def lang_attribute(text: str) -> str:
     """` lang="zh-CN"` for Chinese text, else nothing (the page's own language applies)."""
     return ' lang="zh-CN"' if CJK.search(text or "") else ""

@@ -4,7 +4,7 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
-from .tokens import token_sequence
+from .tokens import eligible_spans, token_sequence
 
 
 class Hole(NamedTuple):
@@ -21,6 +21,15 @@ class Hole(NamedTuple):
     hint: str | None = None
     tag: str = ""  # short visible marker, e.g. the cloze group number
     span: tuple[int, int] | None = None  # first and last candidate token inside (random masks)
+
+
+def covered_spans(code: str, hole: Hole) -> tuple[int, int] | None:
+    """The first and last candidate index a blank covers: a random mask's blank knows them; a
+    cloze blank covers the eligible spans inside its text (None: it holds none)."""
+    if hole.span is not None:
+        return hole.span
+    inside = [s.index for s in eligible_spans(code) if hole.start <= s.start and s.end <= hole.end]
+    return (inside[0], inside[-1]) if inside else None
 
 
 class BlankVerdict(NamedTuple):

@@ -7,14 +7,12 @@ compiles them (the .mo files are compiled by scripts/setup and at start-up when 
 """
 
 import gettext
-from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
 
 LOCALE_DIR = Path(__file__).parent / "locale"
 SOURCE = "zh"  # the language of the msgids
 LANGUAGES = ("zh", "en")  # offered in the switch, in this order
-HTML_LANG = {"zh": "zh-CN", "en": "en"}
 
 _catalogs: dict[str, gettext.NullTranslations] = {SOURCE: gettext.NullTranslations()}
 _current: ContextVar[str] = ContextVar("language", default=SOURCE)
@@ -32,17 +30,6 @@ def set_language(language: str) -> None:
     """The language of what this request (or task) renders from now on."""
     catalog(language)
     _current.set(language)
-
-
-@contextmanager
-def speaking(language: str):
-    """`language` within the block only (for code outside a request: tests, scripts)."""
-    catalog(language)
-    token = _current.set(language)
-    try:
-        yield
-    finally:
-        _current.reset(token)
 
 
 def supported(tag: str | None) -> str | None:

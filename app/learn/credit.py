@@ -11,8 +11,8 @@ completes (rejudging.py).
 
 from dataclasses import dataclass
 
-from ..classes.alternatives import blank_key
 from ..db import strength_decisions, strength_rows
+from ..engine.score import covered_spans
 from ..engine.tokens import candidate_spans, eligible_spans, token_pairs
 from ..snippets.decisions import proven, resolve
 
@@ -52,7 +52,7 @@ def credited(engine, snippet, holes, verdicts, run) -> tuple[frozenset[str], str
     keys = frozenset(
         h.key
         for h, v in doubtful
-        if (where := blank_key(snippet.code, h)) is not None
+        if (where := covered_spans(snippet.code, h)) is not None
         and vouched(snippet.code, where, v.expected, v.given, found)
     )
     return keys, found.state

@@ -15,7 +15,6 @@ from app.classes.counts import class_codes
 from app.classes.tables import pending
 from app.db.commit import NotStored
 from app.db.records import AttemptRecord
-from app.db.statements import execute_rows
 from app.db.store import Store
 from app.db.tables import attempts, responses
 from app.memory.update import apply_attempts, rate_question
@@ -53,7 +52,7 @@ def write_attempts(db, batch: list) -> None:
     insert_attempts(db, batch, codes)
     apply_attempts(db, batch)  # learner memory, in the same transaction
     # class counters: each attempt is counted once, by the first read after it (classes/fold.py)
-    execute_rows(db, NEW_PENDING, [{"attempt_id": i} for i in sorted(i for i, _, _ in batch)])
+    db.execute(NEW_PENDING, [{"attempt_id": i} for i in sorted(i for i, _, _ in batch)])
 
 
 def insert_attempts(db, batch: list, codes: dict[str, str]) -> None:
@@ -82,8 +81,9 @@ def insert_attempts(db, batch: list, codes: dict[str, str]) -> None:
         for i, r, at in batch
     ]
     answers = [{"attempt_id": i, "question": q, "text": t} for i, r, _ in batch for q, t in (r.answers or {}).items()]
-    execute_rows(db, NEW_ATTEMPT, rows)
-    execute_rows(db, NEW_RESPONSE, answers)
+    db.execute(NEW_ATTEMPT, rows)
+    if answers:
+        db.execute(NEW_RESPONSE, answers)
 
 
 def rate_response(engine: Engine, attempt_id: int, learner: str, question: int, rating: str) -> bool:

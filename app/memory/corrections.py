@@ -14,8 +14,8 @@ from types import SimpleNamespace
 
 from sqlalchemy import select
 
-from ..db.statements import upsert
 from ..db.tables import attempts
+from ..db.upserts import upsert
 from .learner_model import learner_models
 from .record import entry_spans as _spans
 from .tables import cards, tokens
@@ -52,7 +52,7 @@ def replay_tokens(db, key: tuple, span: int, before: dict | None, since: datetim
                 )
     if values is not None:
         names = ("learner", "snippet_id", "version", "span", *_TOKEN_MEMORY)
-        db.execute(upsert(db.dialect.name, tokens, TOKEN_COLUMNS, _set_tokens), [dict(zip(names, values))])
+        db.execute(upsert(db, tokens, TOKEN_COLUMNS, _set_tokens), [dict(zip(names, values))])
 
 
 def replay_card(db, learner: str, snippet_id: str, before: dict | None, since: datetime, scheduler) -> None:
@@ -71,7 +71,7 @@ def replay_card(db, learner: str, snippet_id: str, before: dict | None, since: d
         values = _card_row(card, record, _utc(attempt.created_at), scheduler)
         card = SimpleNamespace(**values)
     if values is not None:
-        db.execute(upsert(db.dialect.name, cards, CARD_KEY, _set_card), [values])
+        db.execute(upsert(db, cards, CARD_KEY, _set_card), [values])
 
 
 def _card_namespace(before: dict | None):

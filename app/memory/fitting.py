@@ -16,9 +16,8 @@ import sys
 import threading
 from datetime import UTC, datetime
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import select
 
-from ..db.statements import fetch_rows
 from ..db.tables import attempts
 from .learner_model import save_parameters
 from .schedule import TOKEN_RATING, aware
@@ -27,10 +26,9 @@ from .tables import models
 log = logging.getLogger("codecloze.memory")
 REFIT_FACTOR = 2  # fit again once the reviews doubled since the last fit
 FIT_SECONDS = 1800  # a fit still running after this is ended
+
+
 # Asked after every batch the store writes, of each of its learners: built once.
-COUNTS = select(models.c.reviews, models.c.fitted_reviews).where(models.c.learner == bindparam("learner"))
-
-
 def review_logs(db, learner: str) -> list:
     """Every token review of the learner as an fsrs ReviewLog (one card per snippet version and span)."""
     from fsrs import ReviewLog
@@ -116,8 +114,10 @@ class Fitter:
 
     def _maybe_fit(self, learner: str) -> None:
         with self.engine.connect() as db:
-            rows = fetch_rows(db, COUNTS, {"learner": learner})
-        if not rows or not needs_fit(rows[0].reviews, rows[0].fitted_reviews, self.minimum):
+            row = db.execute(
+                select(models.c.reviews, models.c.fitted_reviews).where(models.c.learner == learner)
+            ).first()
+        if row is None or not needs_fit(row.reviews, row.fitted_reviews, self.minimum):
             return
         # The database URL goes in the environment, not the command line (other users see that).
         env = {**os.environ, "CODECLOZE_FIT_URL": self.url, "OMP_NUM_THREADS": "1"}

@@ -1,18 +1,18 @@
 """Each learner's memory model: FSRS with their fitted parameters (or the defaults) and the
 desired retention they chose on /me. A keyed row read per page or attempt batch."""
 
-from functools import cache, lru_cache
+from functools import lru_cache
 from typing import NamedTuple
 
 from fsrs import Rating, Scheduler
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 
-from ..db.statements import bound_list, execute_rows, fetch_decoded, key_values, list_values, select_keyed, upsert
+from ..db.upserts import upsert
 from .tables import models
 
 DEFAULT_RETENTION = 0.9
 RETENTIONS = (0.8, 0.85, 0.9, 0.95)  # what /me offers
-MODEL = select_keyed(models, ("learner",))
+MODELS = select(models).where(models.c.learner.in_(bindparam("ids", expanding=True)))  # built once
 
 
 class LearnerModel(NamedTuple):
@@ -32,20 +32,14 @@ def scheduler_for(parameters: tuple[float, ...] | None, retention: float) -> Sch
 
 
 def learner_model(db, learner: str) -> LearnerModel:
-    return _model_of(db.execute(MODEL, key_values(("learner",), (learner,))).first())
+    return _model_of(db.execute(select(models).where(models.c.learner == learner)).first())
 
 
 def learner_models(db, learner_ids) -> dict[str, LearnerModel]:
     """Each learner's model, with one query."""
     ids = sorted(set(learner_ids))
-    rows = {r.learner: r for r in fetch_decoded(db, _models_among(len(ids)), list_values("l", ids))} if ids else {}
+    rows = {r.learner: r for r in db.execute(MODELS, {"ids": ids})} if ids else {}
     return {learner: _model_of(rows.get(learner)) for learner in learner_ids}
-
-
-@cache
-def _models_among(count: int):
-    """The model rows of `count` learners: one statement per count, each built once."""
-    return select(models).where(models.c.learner.in_(bound_list("l", count)))
 
 
 def _model_of(row) -> LearnerModel:
@@ -80,14 +74,15 @@ def remember_rates(db, rates: dict[str, int]) -> None:
     rows = [
         {"learner": learner, "rate": rate, "reviews": 0, "fitted_reviews": 0} for learner, rate in sorted(rates.items())
     ]
-    execute_rows(db, upsert(db.dialect.name, models, ("learner",), _set_rate), rows)
+    db.execute(upsert(db, models, ("learner",), _set_rate), rows)
 
 
 def count_reviews(db, reviews: dict[str, int]) -> None:
     """In the attempts' transaction: so many more token reviews by each learner (in key order:
     concurrent writers lock rows in one order)."""
     rows = [{"learner": learner, "reviews": n, "fitted_reviews": 0} for learner, n in sorted(reviews.items()) if n]
-    execute_rows(db, upsert(db.dialect.name, models, ("learner",), _add_reviews), rows)
+    if rows:
+        db.execute(upsert(db, models, ("learner",), _add_reviews), rows)
 
 
 def set_retention(db, learner: str, retention: float) -> None:
@@ -107,8 +102,7 @@ def _set_retention(table, new) -> dict:
 
 
 def _upsert(db, values: dict, changes) -> None:
-    """One statement either way: workers writing the same learner at once never collide."""
-    db.execute(upsert(db.dialect.name, models, ("learner",), changes), {"fitted_reviews": 0, **values})
+    db.execute(upsert(db, models, ("learner",), changes), {"fitted_reviews": 0, **values})
 
 
 def save_parameters(db, learner: str, parameters: list[float], reviews: int, at) -> None:

@@ -5,20 +5,11 @@ all" is practice, not a recall. Time on task is sent by the page, so it is bound
 """
 
 from ..db.records import AttemptRecord
-from ..engine.score import Hole
-from ..engine.tokens import eligible_spans
+from ..engine.score import Hole, covered_spans
 
 MIN_SECONDS_PER_BLANK = 0.3  # faster than this is not typing: the figure is dropped
 MAX_SECONDS = 4 * 3600
 RECALLED = ("right", "accepted")
-
-
-def span_range(code: str, hole: Hole) -> int | list[int] | None:
-    """The eligible span index of a cloze blank, or [first, last] when it covers several."""
-    inside = [s.index for s in eligible_spans(code) if hole.start <= s.start and s.end <= hole.end]
-    if not inside:
-        return None
-    return inside[0] if len(inside) == 1 else [inside[0], inside[-1]]
 
 
 def entry_spans(entry: dict) -> range:
@@ -77,7 +68,8 @@ def attempt_record(learner: str, drill, result, fields: dict[str, str]) -> Attem
 
 
 def _span(code: str, hole: Hole) -> int | list[int] | None:
-    if hole.span is not None:  # a random mask's blank knows its candidate indices
-        first, last = hole.span
-        return first if first == last else [first, last]
-    return span_range(code, hole)
+    """The span index a blank covers, or [first, last] when it covers several."""
+    where = covered_spans(code, hole)
+    if where is None:
+        return None
+    return where[0] if where[0] == where[1] else list(where)

@@ -8,11 +8,7 @@ from datetime import UTC, datetime
 
 from sqlalchemy import and_, delete, select
 
-from ..db.statements import fetch_rows, key_values, keyed
 from .tables import reveals
-
-MINE = ("learner", "mask")
-RECORDED = select(reveals.c.blank).where(*keyed(reveals, MINE))
 
 
 def mask_key(snippet_id: str, version: str, holes) -> str:
@@ -26,7 +22,7 @@ def _mine(learner: str, mask: str):
 
 
 def recorded(db, learner: str, mask: str) -> frozenset[str]:
-    return frozenset(row[0] for row in fetch_rows(db, RECORDED, key_values(MINE, (learner, mask))))
+    return frozenset(db.execute(select(reveals.c.blank).where(_mine(learner, mask))).scalars())
 
 
 def record(db, learner: str, mask: str, blanks) -> None:

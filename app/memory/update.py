@@ -2,25 +2,12 @@
 
 import math
 from datetime import UTC, datetime
-from functools import cache
 from operator import itemgetter
 
-from sqlalchemy import insert, select
+from sqlalchemy import and_, bindparam, insert, select, update
 
-from ..db import json_text
-from ..db.statements import (
-    bound_list,
-    execute_rows,
-    execute_tuples,
-    fetch_decoded,
-    fetch_rows,
-    key_values,
-    list_values,
-    select_keyed,
-    update_keyed,
-    upsert,
-)
 from ..db.tables import attempts
+from ..db.upserts import upsert
 from ..engine.tokens import candidate_spans
 from . import token_review
 from .learner_model import count_reviews, learner_model, learner_models, remember_rates, self_rated_scheduler
@@ -41,14 +28,19 @@ HISTORY_KEPT = 60
 CARD_KEY = ("learner", "snippet_id", "item")
 TOKEN_KEY = ("learner", "snippet_id", "version")
 TOKEN_COLUMNS = TOKEN_KEY + ("span",)
-CARD = select_keyed(cards, CARD_KEY)
-CARD_UPDATE = update_keyed(cards, CARD_KEY)
-TOKENS_OF = select_keyed(tokens, TOKEN_KEY)
 TOKEN_ROW = tuple(c.name for c in tokens.c)  # a token row's values, in the table's order
-# What a review reads of a token's stored memory (its key is known, its text is the code's).
-MEMORY_OF = TOKENS_OF.with_only_columns(*(tokens.c[n] for n in TOKEN_ROW if n not in TOKEN_KEY + ("text",)))
-ANY_TOKEN = TOKENS_OF.with_only_columns(tokens.c.span).limit(1)
-NEW_TOKENS = insert(tokens)
+# Statements of every attempt, built once (building one costs more than running it on SQLite;
+# SQLAlchemy caches what they compile to): what a review reads of the stored memory of some
+# spans of a version (their key is known, their text is the code's), and the code cards of a
+# learner × snippet grid (the pairs wanted are picked from it).
+MEMORY_AT = select(*(tokens.c[n] for n in TOKEN_ROW if n not in TOKEN_KEY + ("text",))).where(
+    *(tokens.c[n] == bindparam(n) for n in TOKEN_KEY), tokens.c.span.in_(bindparam("spans", expanding=True))
+)
+CODE_CARDS = select(cards).where(
+    cards.c.item == "",
+    cards.c.learner.in_(bindparam("learners", expanding=True)),
+    cards.c.snippet_id.in_(bindparam("snippets", expanding=True)),
+)
 
 
 def apply_attempts(db, batch: list) -> None:
@@ -86,12 +78,12 @@ def _apply_round(db, items: list) -> None:
         learner: model.scheduler for learner, model in learner_models(db, {r.learner for r, _ in items}).items()
     }
     token_rows, reviews = _reviewed_tokens(db, [(r, at) for r, at in items if not r.practice], schedulers)
-    statement = upsert(db.dialect.name, tokens, TOKEN_COLUMNS, _set_tokens)
-    execute_tuples(db, statement, TOKEN_ROW, token_rows, encoded=("wrong",))
+    if token_rows:
+        db.execute(upsert(db, tokens, TOKEN_COLUMNS, _set_tokens), [dict(zip(TOKEN_ROW, row)) for row in token_rows])
     count_reviews(db, reviews)
     remember_rates(db, {r.learner: r.rate for r, _at in items if r.mode in ("random", "review") and r.rate})
     card_rows = [_card_row(found.get((r.learner, r.snippet_id)), r, at, schedulers[r.learner]) for r, at in items]
-    execute_rows(db, upsert(db.dialect.name, cards, CARD_KEY, _set_card), sorted(card_rows, key=_card_key))
+    db.execute(upsert(db, cards, CARD_KEY, _set_card), sorted(card_rows, key=_card_key))
 
 
 def rate_question(db, attempt_id: int, learner: str, question: int, rating: str) -> None:
@@ -127,11 +119,20 @@ def _self_rating(db, learner: str, snippet_id: str, version: str, question: int,
         )
     else:
         changes = {"attempts": card.attempts + 1, "recalls": card.recalls + 1, **values}
-        db.execute(CARD_UPDATE, {**changes, **key_values(CARD_KEY, (learner, snippet_id, item))})
+        db.execute(update(cards).where(_the_card(learner, snippet_id, item)).values(**changes))
 
 
 def _card(db, learner: str, snippet_id: str, item: str):
-    return db.execute(CARD, key_values(CARD_KEY, (learner, snippet_id, item))).first()
+    return db.execute(select(cards).where(_the_card(learner, snippet_id, item))).first()
+
+
+def _the_card(learner: str, snippet_id: str, item: str):
+    return and_(cards.c.learner == learner, cards.c.snippet_id == snippet_id, cards.c.item == item)
+
+
+def _of_version(learner: str, snippet_id: str, version: str):
+    """The token rows of one learner's snippet version."""
+    return and_(tokens.c.learner == learner, tokens.c.snippet_id == snippet_id, tokens.c.version == version)
 
 
 def _set_tokens(table, excluded) -> dict:
@@ -141,19 +142,19 @@ def _set_tokens(table, excluded) -> dict:
 
 def _carry_over(db, record, old_version: str) -> None:
     """First attempt on a new version: copy the memory of tokens that survived the edit."""
-    key = key_values(TOKEN_KEY, (record.learner, record.snippet_id, record.version))
-    if db.execute(ANY_TOKEN, key).first() is not None:
+    mine = _of_version(record.learner, record.snippet_id, record.version)
+    if db.execute(select(tokens.c.span).where(mine).limit(1)).first() is not None:
         return  # this version has memory of its own already
     old_code = stored_code(db, record.snippet_id, old_version)
     if not old_code or not record.code:
         return
     mapping = version_map(old_code, record.code)
-    old = db.execute(TOKENS_OF, key_values(TOKEN_KEY, (record.learner, record.snippet_id, old_version))).all()
+    old = db.execute(select(tokens).where(_of_version(record.learner, record.snippet_id, old_version))).all()
     rows = [
         {**row._mapping, "version": record.version, "span": mapping[row.span]} for row in old if row.span in mapping
     ]
     if rows:
-        db.execute(NEW_TOKENS, rows)
+        db.execute(insert(tokens), rows)
 
 
 def _reviewed_tokens(db, items: list, schedulers: dict) -> tuple[list[tuple], dict[str, int]]:
@@ -184,44 +185,24 @@ _ROW_KEY = itemgetter(0, 1, 2, 3)  # learner, snippet, version, span
 
 def _token_rows(db, wanted: dict[tuple, dict]) -> dict[tuple, object]:
     """The stored memory of the wanted spans of each (learner, snippet, version) that have any:
-    one query each through the driver (a single one over (key, span) tuples cost more)."""
+    one query each (a single one over (key, span) tuples cost more)."""
     found = {}
-    for key, spans_wanted in wanted.items():
-        spans = sorted(spans_wanted)
+    for key, spans in wanted.items():
         if not spans:
-            continue  # an attempt without token blanks (IN () is no statement to prebuild)
-        params = key_values(TOKEN_KEY, key) | list_values("s", spans)
-        for row in fetch_rows(db, _tokens_at(len(spans)), params):
+            continue  # an attempt without token blanks
+        for row in db.execute(MEMORY_AT, {**dict(zip(TOKEN_KEY, key)), "spans": sorted(spans)}):
             found[(*key, row.span)] = row
     return found
-
-
-@cache
-def _tokens_at(count: int):
-    """The memory of `count` spans of one version: one statement per count, each built once."""
-    return MEMORY_OF.where(tokens.c.span.in_(bound_list("s", count)))
 
 
 def _cards(db, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], object]:
     """The code cards (item "") of these (learner, snippet) pairs that have one."""
     if not pairs:
         return {}
-    learners, snippets = sorted({p[0] for p in pairs}), sorted({p[1] for p in pairs})
-    params = list_values("l", learners) | list_values("s", snippets)
+    grid = {"learners": sorted({p[0] for p in pairs}), "snippets": sorted({p[1] for p in pairs})}
+    rows = db.execute(CODE_CARDS, grid)
     wanted = set(pairs)
-    rows = fetch_decoded(db, _cards_among(len(learners), len(snippets)), params)
     return {(r.learner, r.snippet_id): r for r in rows if (r.learner, r.snippet_id) in wanted}
-
-
-@cache
-def _cards_among(learners: int, snippets: int):
-    """A learner × snippet grid of code cards (the pairs wanted are picked from it): one
-    statement per size of the grid, each built once."""
-    return select(cards).where(
-        cards.c.item == "",
-        cards.c.learner.in_(bound_list("l", learners)),
-        cards.c.snippet_id.in_(bound_list("s", snippets)),
-    )
 
 
 def _token_row(key: tuple, span: int, text: str, entry: dict, row, at: datetime, scheduler) -> tuple:
@@ -237,8 +218,8 @@ def _token_row(key: tuple, span: int, text: str, entry: dict, row, at: datetime,
         heat = (decayed(row.heat, row.heat_at, now) if row.heat_at else 0.0) + missed
     given = entry.get("given", "").strip()
     if state in ("wrong", "accepted", "unproven") and given:
-        wrong = ([given] + [w for w in _listed(stored) if w != given])[:WRONG_KEPT]
-    else:  # unchanged: as the driver gave it (SQLite's JSON text goes back as it is)
+        wrong = ([given] + [w for w in stored or () if w != given])[:WRONG_KEPT]
+    else:
         wrong = stored
     return (*key, span, text, *card, seen, misses, heat, now, wrong or None, spaced_recall(row, missed, now), missed)
 
@@ -251,11 +232,6 @@ def spaced_recall(row, missed: bool, now: float) -> float | None:
     if row is not None and row.last_review is not None and now - row.last_review >= SPACING_SECONDS:
         return now
     return row.spaced if row is not None else None
-
-
-def _listed(wrong) -> list:
-    """A row's wrong answers, whether the driver decoded the JSON (psycopg) or not (sqlite3)."""
-    return list(json_text.loads(wrong) if isinstance(wrong, str) else wrong or ())
 
 
 def decayed(heat: float, since: float, at: float) -> float:

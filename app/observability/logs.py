@@ -11,7 +11,6 @@ from pythonjsonlogger.core import RESERVED_ATTRS
 from pythonjsonlogger.json import JsonFormatter
 
 ROOT = "codecloze"
-FORMATS = ("json", "text")
 
 
 class StderrHandler(logging.StreamHandler):

@@ -2,8 +2,8 @@
 
 A verdict may go out as soon as that holds, rather than after the zygote has reaped the job
 process: tearing down a forked torch process's memory takes most of what a verdict costs
-beyond the check itself (bench/RESULTS.md, issue 22). The slot is still reused only after the
-reap. How the kernel makes this hold is in README.md ("The verdict before the reap").
+beyond the check itself, and a learner need not wait for it. The slot is still reused only
+after the reap. How the kernel makes this hold is in README.md ("The verdict before the reap").
 """
 
 import os

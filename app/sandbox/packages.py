@@ -79,8 +79,7 @@ def closure(names: tuple[str, ...]) -> list[metadata.Distribution]:
 def _top_names(dist: metadata.Distribution) -> set[str]:
     """The first part of every path the distribution installed, as `dist.files` gives them.
     RECORD is read row by row: `dist.files` makes a path object of each of torch's ~20,000
-    rows at once, and the memory they leave scattered stays with the process (bench/RESULTS.md,
-    issue 22)."""
+    rows at once, and the memory they leave scattered stays with the process for its life."""
     record = dist.read_text("RECORD")
     if not record:  # egg-info and the like: what importlib.metadata reads for them
         return {f.parts[0] for f in dist.files or () if f.parts}

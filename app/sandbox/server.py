@@ -20,7 +20,7 @@ from .outside import OutsideLimits
 from .pool import Pool
 from .status import usage
 
-ANSWER_POLL = 0.0002  # seconds between looks at a killed tree (threads leave user mode within µs)
+ANSWER_POLL = 0.0002  # seconds between looks at a killed tree (its threads leave user mode almost at once)
 
 
 class Server:

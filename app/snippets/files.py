@@ -1,8 +1,4 @@
-"""Reading snippet files and writing them atomically."""
-
-import os
-import tempfile
-from pathlib import Path
+"""Reading snippet files: their bytes as text, or the reason they are refused."""
 
 from ..i18n import _
 from .errors import Problem, SnippetInvalid
@@ -23,23 +19,3 @@ def decode(data: bytes, path: str) -> str:
     except UnicodeDecodeError as err:
         line = data[: err.start].count(b"\n") + 1
         raise SnippetInvalid(path, [Problem(line, _("文件不是 UTF-8 编码的文本"))]) from None
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Temp file in the same dir, fsync, rename: readers see the old or the new file, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    dir_fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
