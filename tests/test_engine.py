@@ -260,12 +260,12 @@ def test_the_lexed_tokens_cache_changes_no_byte(snippet, rate, seed):
     some = [Hole(f"s{s.index}", s.start, s.end, s.text) for s in eligible_spans(tricky)[::2]]
     cases = [(snippet.code, holes, shown), (snippet.code, [], None), (tricky, some, None)]
     cached = [render_code(*case) for case in cases]
-    real = render.tokens
-    render.tokens = real.__wrapped__  # lexed afresh on every call
+    real = render.atoms
+    render.atoms = real.__wrapped__  # lexed and cut afresh on every call
     try:
         assert [render_code(*case) for case in cases] == cached
     finally:
-        render.tokens = real
+        render.atoms = real
 
 
 def test_inert_places_are_kinds_of_their_own_and_not_blanks_by_default():

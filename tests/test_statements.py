@@ -51,10 +51,20 @@ def test_a_lost_connection_is_an_outage_and_the_next_one_works(postgres):
 
 
 def test_token_rows_are_built_in_the_tables_column_order():
-    """update._token_row gives the key, the span, the text, a review's fields, then the counts."""
+    """update._token_row gives the key, the span, the text, a review's fields, then the counts and the evidence."""
     reviewed = token_review.Reviewed._fields
     assert update.TOKEN_ROW == tuple(c.name for c in tokens.c)
-    assert update.TOKEN_ROW == update.TOKEN_COLUMNS + ("text", *reviewed, "seen", "misses", "heat", "heat_at", "wrong")
+    assert update.TOKEN_ROW == update.TOKEN_COLUMNS + (
+        "text",
+        *reviewed,
+        "seen",
+        "misses",
+        "heat",
+        "heat_at",
+        "wrong",
+        "spaced",
+        "missed",
+    )
 
 
 SERVE_AND_SUBMIT = """

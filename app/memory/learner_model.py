@@ -74,7 +74,8 @@ def remember_rates(db, rates: dict[str, int]) -> None:
     rows = [
         {"learner": learner, "rate": rate, "reviews": 0, "fitted_reviews": 0} for learner, rate in sorted(rates.items())
     ]
-    db.execute(upsert(db, models, ("learner",), _set_rate), rows)
+    if rows:  # an empty parameter list would insert one row of NULLs
+        db.execute(upsert(db, models, ("learner",), _set_rate), rows)
 
 
 def count_reviews(db, reviews: dict[str, int]) -> None:
