@@ -9,6 +9,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from app.engine.tokens import eligible_spans
+from app.learn.drills import fixed_drill
 from tests.faketime_server import faked_server, snippet
 
 pytestmark = pytest.mark.browser
@@ -116,3 +117,56 @@ def test_without_script_the_retry_is_a_link_and_times_are_utc(browser: Browser, 
     assert not any(c["name"] == "cc_tz" for c in page.context.cookies(url))
     expect(page.locator(".due-list li").first).to_contain_text(" UTC")
     page.context.close()
+
+
+EXERCISE = "ex5-flash-backward"  # 练习 5: code blanks and two short-answer questions
+REVIEW_VIEWS = [(390, "zh", "light"), (390, "en", "dark"), (1280, "zh", "dark"), (1280, "en", "light")]
+
+
+def answer_exercise(page: Page, question: str) -> None:
+    """Every code blank right (no empty-blank question), the first question answered, submitted."""
+    for hole in fixed_drill(snippet(EXERCISE)).holes:
+        page.fill(f'input[name="{hole.key}"]', hole.answer)
+    page.fill("#q0", question)
+    page.locator("#q0").press("Control+Enter")
+    expect(page.locator("form.rating").first).to_be_visible()
+
+
+def test_a_due_question_is_the_one_the_review_shows(browser: Browser, served, artifacts):
+    url, clock = served
+    clock.set(datetime(2027, 2, 1, 1, tzinfo=UTC))
+    first = new_page(browser, locale="zh-CN")
+    first.goto(f"{url}/s/{EXERCISE}")
+    answer_exercise(first, "不知道")
+    first.locator("form.rating").first.locator('button[value="again"]').click()
+    expect(first.locator(".rated")).to_be_visible()
+    learner = first.context.storage_state()
+    first.context.close()
+    clock.advance(minutes=20)  # past the learning step of an "again"
+    for width, lang, theme in REVIEW_VIEWS:
+        page = new_page(
+            browser,
+            storage_state=learner,
+            locale="zh-CN" if lang == "zh" else "en-US",
+            color_scheme=theme,
+            viewport={"width": width, "height": 844 if width < 600 else 900},
+        )
+        page.goto(f"{url}/")
+        page.click("a.start-review")
+        expect(page).to_have_url(re.compile(rf"/s/{EXERCISE}\?due=q0#question-0$"))
+        due = page.locator("fieldset.question.due")
+        expect(due).to_have_count(1)
+        expect(due).to_have_id("question-0")
+        expect(due.locator(".due-badge")).to_have_text("到期复习" if lang == "zh" else "due for review")
+        expect(due).to_be_in_viewport()
+        expect(page.locator("fieldset.question:not(.due)")).to_have_count(1)  # the other question, unmarked
+        page.screenshot(path=artifacts / f"due-question-{width}-{lang}-{theme}.png")
+        answer_exercise(page, "重新计算比存储省显存")
+        review = page.locator(".question-review.due")
+        expect(review).to_have_count(1)
+        expect(review).to_contain_text("为什么 Flash Attention 反向传播选择重新计算")  # the question, repeated
+        expect(review.locator(".due-badge")).to_be_visible()
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        review.scroll_into_view_if_needed()
+        page.screenshot(path=artifacts / f"due-question-reviewed-{width}-{lang}-{theme}.png")
+        page.context.close()

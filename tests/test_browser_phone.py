@@ -64,6 +64,10 @@ def test_code_rows_break_between_tokens_and_marks_stay_with_their_blanks(
         "() => [...document.querySelectorAll('.legend .swatch')].map(s => s.getClientRects().length)"
     )
     assert swatches and set(swatches) == {1}  # each legend entry on one row, its strikethrough too
+    names = page.evaluate(
+        "() => [...document.querySelectorAll('.legend .swatch')].map(s => s.lastChild.textContent.trim())"
+    )
+    assert len(names) == 6 and all(n[:1].islower() for n in names if lang == "en"), names  # written alike
     page.context.close()
 
 

@@ -122,7 +122,20 @@ def test_a_question_rated_good_is_not_due_minutes_later(served):
     clock.advance(minutes=15)
     assert [d for d in learner.me()["due"] if d["kind"] == "question"] == []
     clock.advance(days=30)
-    assert [d["item"] for d in learner.me()["due"] if d["kind"] == "question"] == ["q0"]
+    due = [d for d in learner.me()["due"] if d["kind"] == "question"]
+    assert [d["item"] for d in due] == ["q0"]
+    # the review lands on that question, marked, and the outcome repeats it, marked too
+    assert due[0]["url"] == f"/s/{EXERCISE}?due=q0#question-0"
+    page = learner.get(due[0]["url"]).text
+    assert re.search(r'<fieldset class="question due" id="question-0">', page)
+    assert '<fieldset class="question" id="question-1">' in page
+    action = re.search(r'<form class="drill" method="post" action="([^"]+)"', page).group(1)
+    assert action == f"/s/{EXERCISE}?due=q0"
+    result = learner.http.post(action, data={**form, "q0": "it recomputes the tiles"}).text
+    review = re.search(r'<div class="question-review due" id="review-question-0">(.*?)<form', result, re.S).group(1)
+    assert "为什么 Flash Attention 反向传播选择重新计算" in review  # the question's prompt
+    assert learner.get(f"/s/{EXERCISE}?due=q99").status_code == 200  # a question it does not have: no mark
+    assert learner.http.get(f"/s/{EXERCISE}?due=x").status_code == 422
 
 
 def test_the_review_page_says_what_it_chose(served):

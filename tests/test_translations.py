@@ -93,6 +93,36 @@ def test_translations_keep_every_placeholder():
             assert sorted(PLACEHOLDER.findall(text)) == wanted, message.id
 
 
+def test_english_text_uses_english_punctuation():
+    """A full-width colon or comma is the Chinese source showing through (a strength tip once read
+    "caught：…")."""
+    with EN_PO.open("rb") as f:
+        catalog = read_po(f)
+    wide = [
+        message.id
+        for message in catalog
+        if message.id
+        for text in (message.string if isinstance(message.string, tuple) else (message.string,))
+        if re.search("[：，（）、。；！？]", text)
+    ]
+    assert wide == []
+
+
+def test_the_strength_heatmaps_tips_read_in_english():
+    from app.teach.strength_pages import _tip
+
+    position = {
+        "state": "weak",
+        "mutants": [{"replacement": "+", "status": "passed"}, {"replacement": "-", "status": "killed"}],
+    }
+    i18n.set_language("en")
+    try:
+        english = _tip(position)
+    finally:
+        i18n.set_language("zh")
+    assert "：" not in english and "、" not in english and english.startswith(i18n.catalog("en").gettext("弱") + ": ")
+
+
 def test_the_compiled_catalog_follows_its_source(tmp_path):
     locale = tmp_path / "locale"
     target = locale / "en/LC_MESSAGES"

@@ -38,10 +38,15 @@ def due_list(db, learner: str, library, at: datetime, now: datetime | None = Non
                 "kind": "question" if question else "code",
                 "due": when.isoformat(),
                 "overdue": overdue_by(when, now),
-                "url": f"/s/{snippet.id}" if question else f"/s/{snippet.id}/review?rate={rate}",
+                "url": question_url(snippet.id, item) if question else f"/s/{snippet.id}/review?rate={rate}",
             }
         )
     return out
+
+
+def question_url(snippet_id: str, item: str) -> str:
+    """A due question's address: the exercise, scrolled to that question, which it marks as due."""
+    return f"/s/{snippet_id}?due={item}#question-{item[1:]}"
 
 
 def card_dues(db, learner: str, scheduler) -> dict[tuple[str, str], datetime]:

@@ -9,6 +9,7 @@ short answer), which the grading reads as they came.
 
 from typing import Annotated, Literal
 
+from fastapi import Query
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from app.engine.mask import RATE_MAX, RATE_MIN, SEED_MAX
@@ -58,6 +59,12 @@ class DrillQuery(MaskChoice):
     @classmethod
     def _seed(cls, raw) -> int | None:
         return None if raw in (None, "") else _seed(raw)
+
+
+# The question a review is for (`q0`, `q1`, …: app/memory/summary.py), marked on the exercise's page.
+DueQuestion = Annotated[
+    str | None, Query(pattern=r"^q[0-9]{1,3}$", description="the short-answer question due for review")
+]
 
 
 class Answers(BaseModel):

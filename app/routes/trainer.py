@@ -33,7 +33,7 @@ from app.web.deps import (
 from app.web.forms import form_of
 from app.web.templating import render, wants_json
 
-from .params import Answers, DrillForm, DrillQuery
+from .params import Answers, DrillForm, DrillQuery, DueQuestion
 from .views import drill_json, page_context
 
 router = APIRouter()
@@ -76,10 +76,12 @@ SubmissionDep = Annotated[Submission, Depends(built(Submission))]
 
 
 @router.get("/s/{snippet_id}")
-async def exercise_page(request: Request, snippet: SnippetDep, library: LibraryDep) -> Response:
+async def exercise_page(
+    request: Request, snippet: SnippetDep, library: LibraryDep, due: DueQuestion = None
+) -> Response:
     if not snippet.is_exercise:
         return RedirectResponse(f"/s/{snippet.id}/drill", status_code=303)
-    return show(request, library, fixed_drill(snippet))
+    return show(request, library, fixed_drill(snippet), due=due)
 
 
 @router.get("/s/{snippet_id}/drill")
@@ -118,24 +120,29 @@ async def submit_drill(
 
 @router.post("/s/{snippet_id}")
 async def submit_exercise(
-    request: Request, submission: SubmissionDep, form: Annotated[Answers, Depends(form_of(Answers))]
+    request: Request,
+    submission: SubmissionDep,
+    form: Annotated[Answers, Depends(form_of(Answers))],
+    due: DueQuestion = None,
 ) -> Response:
     snippet = submission.version(form)
     if not snippet.is_exercise:
         raise NotFound(_("“%(id)s” 没有固定填空。", id=snippet.id))
-    return await grade_page(request, submission, fixed_drill(snippet), form)
+    return await grade_page(request, submission, fixed_drill(snippet), form, due=due)
 
 
-async def grade_page(request: Request, submission: Submission, drill: Drill, form: Answers) -> Response:
+async def grade_page(
+    request: Request, submission: Submission, drill: Drill, form: Answers, *, due: str | None = None
+) -> Response:
     """Grade the submission (the learn use case), then show its outcome: htmx swaps in the outcome
     only, since the inputs on the page already hold these answers."""
     if form.reveal is not None:  # a blank's reveal button (or "reveal all"), not the answers' submission
-        return _reveal(request, submission, drill, form)
+        return _reveal(request, submission, drill, form, due)
     learner, clock = submission.learner, observability.Stopwatch()
     submitter = Submitter(learner, submission.client, submission.minted)
     result = await grade(drill, form.fields(), submitter, submission.services, clock)
     status = 200 if result.saved else 503
-    response = show(request, submission.library, drill, result=result, block="outcome", status=status)
+    response = show(request, submission.library, drill, result=result, block="outcome", status=status, due=due)
     observability.graded(request, drill, result, clock)
     return remember_learner(response, learner)
 
@@ -148,7 +155,7 @@ def record_reveal(submission: Submission, drill: Drill, keys) -> frozenset[str]:
         return reveals.recorded(db, learner, mask)
 
 
-def _reveal(request: Request, submission: Submission, drill: Drill, form: Answers) -> Response:
+def _reveal(request: Request, submission: Submission, drill: Drill, form: Answers, due: str | None) -> Response:
     """The answers asked for, once the server keeps that they were revealed: JSON for app.js,
     else the page again with them shown and the learner's other answers kept (no script)."""
     asked = revealed_keys(drill.holes, {"revealed": form.reveal or ""})
@@ -163,7 +170,7 @@ def _reveal(request: Request, submission: Submission, drill: Drill, form: Answer
         }
         # every answer of an exercise shown: its reference answers and explanations too
         every = drill.mode == "fixed" and len(shown_keys) == len(drill.holes)
-        response = show(request, submission.library, drill, shown=shown, revealed=every)
+        response = show(request, submission.library, drill, shown=shown, revealed=every, due=due)
     return remember_learner(response, submission.learner)
 
 
@@ -177,12 +184,20 @@ def show(
     revealed: bool = False,
     block: str = "trainer",
     status: int = 200,
+    due: str | None = None,
 ) -> Response:
     if wants_json(request):  # the drill and its result only: none of the page's context
         return JSONResponse(drill_json(drill, result), status_code=status)
     context = snippet_page(library, drill, shown=shown, result=result, revealed=revealed)
     context["retry"] = _retry(request, drill, result)
+    context["due_question"] = _due_question(drill, due)
     return render(request, "snippet.html", context, block=block, status=status)
+
+
+def _due_question(drill: Drill, due: str | None) -> int | None:
+    """The index of the question a review came for (`q1` → 1), if the exercise has it."""
+    index = int(due[1:]) if due else None
+    return index if index is not None and index < len(drill.snippet.questions) else None
 
 
 def _retry(request: Request, drill: Drill, result: Result | None) -> dict | None:

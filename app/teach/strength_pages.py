@@ -84,9 +84,8 @@ def state_names() -> dict[str, str]:
 
 def _tip(position: dict) -> str:
     mutants = [f"{m['replacement']} {_mutant_word(m)}" for m in position["mutants"]]
-    return f"{state_names().get(position['state'], position['state'])}：" + (
-        _("、").join(mutants) or _("没有可用的变异体")
-    )
+    state = state_names().get(position["state"], position["state"])
+    return _("%(state)s：%(mutants)s", state=state, mutants=_("、").join(mutants) or _("没有可用的变异体"))
 
 
 def _mutant_word(mutant: dict) -> str:
