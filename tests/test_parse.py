@@ -8,6 +8,9 @@ from app.snippets.errors import SnippetInvalid
 from app.snippets.files import decode
 from app.snippets.library import SnippetLibrary
 from app.snippets.parse import parse_snippet
+from app.snippets.places import file_line_of
+from app.snippets.validate import file_line
+from tests.conftest import SNIPPETS
 
 GOOD = """---
 title: T
@@ -187,3 +190,15 @@ def test_a_syntax_error_in_marked_code_has_the_files_column():
     bad = GOOD.replace("{{c2::1}}", "{{c2::1}} +")
     found = problems(bad)
     assert "第 15 行第 44 列：```python 代码块有语法错误：invalid syntax" in found, found
+
+
+def test_a_reports_file_lines_are_those_of_one_line_at_a_time():
+    """file_line_of parses the file once for a whole report; each line lands where file_line puts it."""
+    for path in sorted(SNIPPETS.glob("[!_]*.md")):
+        source = path.read_text(encoding="utf-8")
+        snippet = parse_snippet(source, path.stem)
+        many = file_line_of(source)
+        for part, block in (("setup", snippet.setup), ("code", snippet.code), ("check", snippet.check)):
+            lines = range(1, (block or "").count("\n") + 2)
+            assert [many(part, n) for n in lines] == [file_line(source, part, n) for n in lines], (path.name, part)
+        assert many("code", 1) > 1 and many("code", None) is None and many("nowhere", 3) is None

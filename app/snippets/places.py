@@ -6,6 +6,7 @@ problem, survivor and verdict is reported at a `Place` of the file, the same in 
 pages and the CLI.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .cloze import MARKER
@@ -34,12 +35,26 @@ def line_text(source: str, line: int | None) -> str:
 
 def block_start(source: str, part: str) -> int | None:
     """The file line just before the first line of the setup, code or check block."""
+    return block_starts(source).get(part)
+
+
+def block_starts(source: str) -> dict[str, int]:
+    """The file line just before the first line of each block the file has, by part."""
     split = split_front_matter(file_lines_text(source))
     if split is None:
-        return None
+        return {}
     body, offset = split[1], split[2]
-    first = next((f.first for f in structure(body)[0] if f.kind == part), None)
-    return None if first is None else first + offset + 1
+    starts: dict[str, int] = {}
+    for fence in structure(body)[0]:
+        starts.setdefault(fence.kind, fence.first + offset + 1)
+    return starts
+
+
+def file_line_of(source: str) -> Callable[[str | None, int | None], int | None]:
+    """`file_line` for the many lines of one report: the file is parsed once, not once a line
+    (817 parses made loading the bundled analyses most of a server's start-up)."""
+    starts = block_starts(source)
+    return lambda part, line: starts[part] + line if part in starts and line else None
 
 
 def file_lines_text(source: str) -> str:

@@ -7,17 +7,18 @@ decided about them is applied when the report is read (decisions.py), not stored
 
 from .model import Snippet
 from .strength import METHOD, StrengthReport
-from .validate import file_line
+from .places import file_line_of
 
 
 def report_data(report: StrengthReport, snippet: Snippet) -> dict:
     rows = snippet.code.splitlines()
     source = snippet.source or ""
+    file_line = file_line_of(source)
 
     def where(line: int, column: int) -> dict:
         return {
             "line": line,
-            "file_line": file_line(source, "code", line) or line,
+            "file_line": file_line("code", line) or line,
             "column": column,
             "line_text": rows[line - 1] if 0 < line <= len(rows) else "",
         }
@@ -57,23 +58,20 @@ def report_data(report: StrengthReport, snippet: Snippet) -> dict:
             for p in report.positions
         ],
         "survivors": [mutant(r) for r in report.survivors],
-        "reference_failures": [_failure(f, source) for f in report.reference_failures],
+        "reference_failures": [
+            {**f, "file_line": file_line(f["part"], f.get("line"))} for f in report.reference_failures
+        ],
     }
-
-
-def _failure(failure: dict, source: str) -> dict:
-    line = failure.get("line")
-    return {**failure, "file_line": file_line(source, failure["part"], line) if line else None}
 
 
 def relocated(data: dict, snippet: Snippet) -> dict:
     """A report made of this code and check, its file lines those of this very file (an analysis
     shipped with a file whose prose has changed since keeps its results, not its file lines)."""
-    source = snippet.source or ""
+    file_line = file_line_of(snippet.source or "")
 
     def moved(item: dict, part: str = "code") -> dict:
         line = item.get("line")
-        return {**item, "file_line": (file_line(source, part, line) or line) if line else None}
+        return {**item, "file_line": (file_line(part, line) or line) if line else None}
 
     return {
         **data,
