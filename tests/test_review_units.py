@@ -136,3 +136,21 @@ def test_the_review_policy_follows_the_desired_retention():
     assert len({mask(0.8), mask(0.9), mask(0.95)}) == 3
     assert interval_ratio(scheduler_for(None, 0.9), 0.95) < 1 < interval_ratio(scheduler_for(None, 0.9), 0.8)
     assert CHOSEN.horizon == 7.0
+
+
+def test_a_relearning_policy_ranks_every_missed_token_first():
+    """The candidate the learning benchmark measured against the chosen policy (bench/RESULTS.md)."""
+    from dataclasses import replace
+    from datetime import datetime, timedelta
+
+    from app.memory.policy import CHOSEN, scores
+    from app.memory.state import TokenMemory
+
+    now = datetime(2027, 1, 4, tzinfo=UTC)
+    base = TokenMemory(0, 2.0, (now - timedelta(days=2)).timestamp(), 0.0, None, 1, 0, None, 5.0)
+    rows = {i: base._replace(span=i, stability=0.5 + i, missed=i in (7, 9)) for i in range(10)}
+    chosen = scores(CHOSEN, rows, now)
+    relearn = scores(replace(CHOSEN, relearn=True), rows, now)
+    assert set(sorted(relearn, key=relearn.get)[-2:]) == {7, 9}
+    assert set(sorted(chosen, key=chosen.get)[-2:]) != {7, 9}  # the gain alone ranks them elsewhere
+    assert all(relearn[i] == chosen[i] for i in rows if i not in (7, 9))

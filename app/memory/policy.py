@@ -31,6 +31,7 @@ class Policy:
     fresh: float = 0.2  # share of the blanks for tokens never tested
     spread: float = 0.0  # share drawn uniformly from the tested tokens left
     horizon: float = 7.0  # days ahead the gain is counted at
+    relearn: bool = False  # tokens whose last test was a miss first, until recalled once
 
 
 WEAKEST = Policy("weakest", order="weakest")
@@ -89,7 +90,16 @@ def interval_ratio(scheduler: Scheduler, retention: float) -> float:
 def scores(
     policy: Policy, rows: dict, at: datetime, scheduler: Scheduler = SCHEDULER, retention: float = 0.9
 ) -> dict[int, float]:
-    """Span index → priority (higher first) of each tested token."""
+    """Span index → priority (higher first) of each tested token; with `relearn`, every token
+    missed at its last test ranks above the rest (successive relearning: re-test what was missed
+    until it is recalled once, then space it; Rawson & Dunlosky 2011)."""
+    ranked = _scores(policy, rows, at, scheduler, retention)
+    if policy.relearn:
+        return {i: s + 4.0 * bool(getattr(rows[i], "missed", False)) for i, s in ranked.items()}
+    return ranked
+
+
+def _scores(policy: Policy, rows: dict, at: datetime, scheduler: Scheduler, retention: float) -> dict[int, float]:
     now = at.timestamp()
     recall = {i: curve(scheduler, (now - row.last_review) / 86400, row.stability) for i, row in rows.items()}
     if policy.order in ("gain", "gain_due"):

@@ -18,6 +18,7 @@ POLICIES = {
     "slip": Policy("slip", order="slip"),
     "gain due-first": Policy("gain-due", order="gain_due"),
     f"{CHOSEN.name} (chosen)": CHOSEN,
+    "gain-7d relearn": Policy("gain-7d-relearn", order="gain", fresh=0.2, horizon=7.0, relearn=True),
     "oracle": "oracle",
 }
 
