@@ -2,6 +2,7 @@
 
 import json
 import re
+import subprocess
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -58,7 +59,9 @@ def test_the_generated_teacher_login_is_logged_as_a_full_url_that_signs_in(tmp_p
 
     from tests.conftest import start_server
 
-    proc, url = start_server(tmp_path / "data", CODECLOZE_TEACHER_TOKEN=None, CODECLOZE_LOG_LEVEL="WARNING")
+    proc, url = start_server(
+        tmp_path / "data", subprocess.PIPE, CODECLOZE_TEACHER_TOKEN=None, CODECLOZE_LOG_LEVEL="WARNING"
+    )
     lines: list[str] = []
     reader = threading.Thread(target=lambda: lines.extend(line.decode() for line in proc.stdout), daemon=True)
     reader.start()
@@ -103,7 +106,9 @@ def test_listening_urls_are_read_from_this_process_sockets_without_leaking_any()
 def test_the_teacher_login_line_is_news_not_a_warning(tmp_path):
     from tests.conftest import start_server
 
-    proc, _url = start_server(tmp_path / "data", CODECLOZE_TEACHER_TOKEN=None, CODECLOZE_LOG_LEVEL="INFO")
+    proc, _url = start_server(
+        tmp_path / "data", subprocess.PIPE, CODECLOZE_TEACHER_TOKEN=None, CODECLOZE_LOG_LEVEL="INFO"
+    )
     lines: list[str] = []
     try:
         for line in proc.stdout:
