@@ -4,6 +4,7 @@ and nothing that was refused or never confirmed is served after the restart."""
 import random
 import signal
 import sqlite3
+import subprocess
 import threading
 import time
 
@@ -146,7 +147,9 @@ def test_an_upload_killed_at_any_point_serves_only_what_was_confirmed(tmp_path):
 def test_a_client_that_leaves_mid_body_leaves_no_traceback(tmp_path):
     import socket
 
-    proc, url = start_server(tmp_path / "data", CODECLOZE_EXECUTION="false", CODECLOZE_TEACHER_TOKEN=TOKEN)
+    proc, url = start_server(
+        tmp_path / "data", subprocess.PIPE, CODECLOZE_EXECUTION="false", CODECLOZE_TEACHER_TOKEN=TOKEN
+    )
     port = int(url.rsplit(":", 1)[1])
     for path in [f"/s/{SNIPPET}/drill", "/api/snippets/square", "/teach/new"]:
         with socket.create_connection(("127.0.0.1", port)) as sock:
