@@ -1,5 +1,6 @@
 """Cells of the benchmark: a model × a regime, ≥ 30 pairs, every policy against the same random learner."""
 
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -18,7 +19,7 @@ POLICIES = {
     "slip": Policy("slip", order="slip"),
     "gain due-first": Policy("gain-due", order="gain_due"),
     f"{CHOSEN.name} (chosen)": CHOSEN,
-    "gain-7d relearn": Policy("gain-7d-relearn", order="gain", fresh=0.2, horizon=7.0, relearn=True),
+    "gain-7d relearn": replace(CHOSEN, name="gain-7d-relearn", relearn=True),
     "oracle": "oracle",
 }
 
