@@ -22,6 +22,7 @@ sys.path.insert(0, str(ROOT))
 from app.engine.score import score  # noqa: E402
 from app.engine.tokens import eligible_spans  # noqa: E402
 from app.learn.drills import random_drill  # noqa: E402
+from app.learn.feedback import Result  # noqa: E402
 from app.main import create_app  # noqa: E402
 from app.memory.record import attempt_record  # noqa: E402
 from app.memory.review import review_mask  # noqa: E402
@@ -45,9 +46,7 @@ def history(app, learner: str, count: int, rng: random.Random) -> float:
             for h in drill.holes
         }
         verdicts = score(list(drill.holes), answers)
-        record = attempt_record(
-            learner, drill, verdicts, rng.choice(["passed", "failed"]), {}, {"ms": str(rng.randrange(20_000, 200_000))}
-        )
+        record = attempt_record(learner, drill, Result(tuple(verdicts)), {"ms": str(rng.randrange(20_000, 200_000))})
         batch.append((rng.randrange(1, 2**62), record, start + timedelta(seconds=n * 60 * 60 * 24 * 60 / count)))
         if len(batch) == 50:
             began = time.perf_counter()

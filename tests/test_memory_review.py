@@ -34,6 +34,46 @@ def test_retrievability_is_fsrs_forgetting_curve():
     assert retrievability(2.0, NOW.timestamp() - hour, NOW) > retrievability(2.0, NOW.timestamp() - 9 * hour, NOW)
 
 
+def test_the_curve_and_its_interval_are_the_librarys_under_any_parameters():
+    """app/memory/curve.py reads only the scheduler's public parameters; the library agrees with it
+    on whole days (its retrievability) and on the interval it schedules after a review."""
+    from fsrs import Card, Rating, Scheduler, State
+    from fsrs.scheduler import LOWER_BOUNDS_PARAMETERS, UPPER_BOUNDS_PARAMETERS
+
+    from app.memory.fsrs6 import interval, recall
+
+    rng = random.Random(3)
+    for _ in range(40):
+        fitted = tuple(
+            lo + (hi - lo) * rng.random() for lo, hi in zip(LOWER_BOUNDS_PARAMETERS, UPPER_BOUNDS_PARAMETERS)
+        )
+        scheduler = Scheduler(fitted, 0.7 + 0.25 * rng.random(), enable_fuzzing=False)
+        stability, days = rng.uniform(0.05, 400), rng.randint(0, 300)
+        card = Card(state=State.Review, stability=stability, difficulty=5.0, last_review=NOW - timedelta(days=days))
+        assert abs(recall(scheduler, days, stability) - scheduler.get_card_retrievability(card, NOW)) < 1e-12
+        after = scheduler.review_card(card, Rating.Good, NOW)[0]
+        assert after.due - NOW == timedelta(days=interval(scheduler, after.stability))
+
+
+def test_the_policys_updates_are_fsrs_reviews():
+    """A token never tested is a card read once ("good"); after_test is the library's review of a
+    card in review, recalled and forgotten, the same day and days later."""
+    from fsrs import Card, Rating, State
+
+    from app.memory.policy import after_test, read_once
+
+    first = SCHEDULER.review_card(new_card(NOW), Rating.Good, NOW)[0]
+    assert read_once(4, NOW.timestamp()).stability == first.stability
+    assert read_once(4, NOW.timestamp()).difficulty == first.difficulty
+    for days in (0.2, 3.0, 40.0):
+        card = Card(state=State.Review, stability=6.0, difficulty=4.0, last_review=NOW - timedelta(days=days))
+        expected = tuple(
+            SCHEDULER.review_card(card, rating, NOW)[0].stability for rating in (Rating.Good, Rating.Again)
+        )
+        assert after_test(SCHEDULER, 6.0, 4.0, days) == expected
+    assert after_test(SCHEDULER, 6.0, 4.0, 0.2)[0] != after_test(SCHEDULER, 6.0, 4.0, 3.0)[0]
+
+
 def test_the_weakest_tokens_are_hidden_far_more_often_than_chance():
     eligible, rate = 64, 20
     rng = random.Random(1)

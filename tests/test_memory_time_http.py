@@ -174,14 +174,15 @@ def test_the_review_page_says_what_it_chose(served):
 def _memory(db_path, learner, now: datetime) -> dict[int, float]:
     """Predicted recall now of each tested token, from the served database and FSRS's curve."""
     learner_id = learner.http.cookies.get("cc_learner").strip('"').split(".")[0]
-    scheduler = Scheduler()
+    decay = -Scheduler().parameters[20]  # FSRS-6: R(t, S) = (1 + F·t/S)^(−w20), R(S, S) = 0.9
+    factor = 0.9 ** (1 / decay) - 1
     with sqlite3.connect(db_path) as db:
         rows = db.execute(
             "select span, stability, last_review from memory_tokens where learner = ? and snippet_id = ?",
             (learner_id, SNIPPET),
         ).fetchall()
     days = lambda last: (now.timestamp() - last) / 86400  # noqa: E731
-    return {span: (1 + scheduler._FACTOR * days(last) / s) ** scheduler._DECAY for span, s, last in rows}
+    return {span: (1 + factor * days(last) / s) ** decay for span, s, last in rows}
 
 
 def test_times_and_today_are_the_learners_own(served):

@@ -6,8 +6,8 @@ from types import SimpleNamespace
 from zoneinfo import ZoneInfo
 
 from app.memory.due import code_due, falls_below, threshold
+from app.memory.fsrs6 import recall
 from app.memory.learner_model import scheduler_for
-from app.memory.policy import curve
 from app.memory.update import spaced_recall
 from app.web.zone import shown_time, zone_named
 from tests.memory_helpers import SNIPPET, practise
@@ -20,7 +20,7 @@ def test_a_token_falls_below_the_retention_where_the_curve_crosses_it():
         scheduler = scheduler_for(None, retention)
         when = falls_below(3.0, NOW.timestamp(), scheduler)
         days = (when - NOW.timestamp()) / 86400
-        assert abs(curve(scheduler, days, 3.0) - retention) < 1e-9
+        assert abs(recall(scheduler, days, 3.0) - retention) < 1e-9
     assert falls_below(3.0, 0, scheduler_for(None, 0.9)) == 3.0 * 86400  # FSRS: stability is the 90 % interval
 
 

@@ -8,7 +8,8 @@ from sqlalchemy.exc import DBAPIError
 from app.db.store import Store, is_outage
 from app.db.tables import attempts
 from app.db.upserts import upsert
-from app.memory import token_review, update
+from app.memory import update
+from app.memory.schedule import Reviewed
 from app.memory.tables import models, tokens
 from tests.helpers import run_python
 
@@ -52,7 +53,7 @@ def test_a_lost_connection_is_an_outage_and_the_next_one_works(postgres):
 
 def test_token_rows_are_built_in_the_tables_column_order():
     """update._token_row gives the key, the span, the text, a review's fields, then the counts and the evidence."""
-    reviewed = token_review.Reviewed._fields
+    reviewed = Reviewed._fields
     assert update.TOKEN_ROW == tuple(c.name for c in tokens.c)
     assert update.TOKEN_ROW == update.TOKEN_COLUMNS + (
         "text",

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 
 from sqlalchemy import select
 
+from .fsrs6 import days_to
 from .tables import tokens
 
 DUE_SHARE = 0.1
@@ -22,8 +23,7 @@ DUE_SHARE = 0.1
 def falls_below(stability: float, last_review: float, scheduler) -> float:
     """Unix time a token's predicted recall drops to the scheduler's desired retention (FSRS's
     curve solved for the elapsed days: its stability at 0.9, scaled for another retention)."""
-    days = stability / scheduler._FACTOR * (scheduler.desired_retention ** (1 / scheduler._DECAY) - 1)
-    return last_review + days * 86400
+    return last_review + days_to(scheduler, stability) * 86400
 
 
 def code_due(rows, scheduler) -> datetime | None:

@@ -10,7 +10,8 @@ from datetime import datetime
 from typing import NamedTuple
 
 from ..engine.tokens import eligible_spans
-from .policy import curve, read_once
+from .fsrs6 import recall
+from .policy import read_once
 
 WEEK = 7.0
 
@@ -36,8 +37,8 @@ def forecast(code: str, memory: dict, at: datetime, scheduler, first_seen: float
     if not rows:
         return None
     days = [(now - row.last_review) / 86400 for row in rows]
-    today = [curve(scheduler, d, row.stability) for d, row in zip(days, rows)]
-    week = [curve(scheduler, d + WEEK, row.stability) for d, row in zip(days, rows)]
+    today = [recall(scheduler, d, row.stability) for d, row in zip(days, rows)]
+    week = [recall(scheduler, d + WEEK, row.stability) for d, row in zip(days, rows)]
     retention = scheduler.desired_retention
     known = sum(is_known(row, p, retention) for row, p in zip(rows, today))
     return Forecast(sum(today) / len(rows), sum(week) / len(rows), known, len(rows), retention)

@@ -16,12 +16,16 @@ opened the snippet: they read every token then), a token never tested is scored 
 """
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
+from functools import lru_cache
 
 from fsrs import Rating, Scheduler
 
-from .schedule import SCHEDULER
+from .fsrs6 import days_to, recall, stability_after
+from .schedule import SCHEDULER, new_card, reviewed
 from .state import TokenMemory
+
+EPOCH = datetime(2000, 1, 1, tzinfo=UTC)  # any moment: FSRS's updates depend on elapsed time only
 
 
 @dataclass(frozen=True)
@@ -40,51 +44,42 @@ CHOSEN = Policy("gain-7d", order="gain", fresh=0.2, horizon=7.0)
 
 def read_once(span: int, first_seen: float, scheduler: Scheduler = SCHEDULER) -> TokenMemory:
     """What the model assumes of a token never tested: read once when the snippet was opened."""
-    return TokenMemory(
-        span,
-        scheduler._initial_stability(rating=Rating.Good),
-        first_seen,
-        0.0,
-        None,
-        0,
-        0,
-        None,
-        scheduler._initial_difficulty(rating=Rating.Good, clamp=True),
-    )
+    stability, difficulty = first_read(scheduler)
+    return TokenMemory(span, stability, first_seen, 0.0, None, 0, 0, None, difficulty)
 
 
-def curve(scheduler: Scheduler, days: float, stability: float) -> float:
-    return (1 + scheduler._FACTOR * max(0.0, days) / stability) ** scheduler._DECAY
+def first_read(scheduler: Scheduler) -> tuple[float, float]:
+    """Stability and difficulty after a first "good" review of a new card."""
+    return _first_read(scheduler.parameters)
 
 
-def after_test(
-    scheduler: Scheduler, stability: float, difficulty: float | None, r: float, days: float
-) -> tuple[float, float]:
-    """The token's stability after a test now, recalled and forgotten (FSRS's updates)."""
-    d = difficulty if difficulty is not None else scheduler._initial_difficulty(rating=Rating.Good, clamp=True)
-    if days < 1:  # same day: FSRS's short-term stability
-        return (
-            scheduler._short_term_stability(stability=stability, rating=Rating.Good),
-            scheduler._short_term_stability(stability=stability, rating=Rating.Again),
-        )
+@lru_cache(maxsize=256)  # by parameters: a review mask reads it for every token never tested
+def _first_read(parameters: tuple) -> tuple[float, float]:
+    card = reviewed(new_card(EPOCH), Rating.Good, EPOCH, Scheduler(parameters, enable_fuzzing=False))
+    return card.stability, card.difficulty
+
+
+def after_test(scheduler: Scheduler, stability: float, difficulty: float | None, days: float) -> tuple[float, float]:
+    """The token's stability after a test `days` after its last one, recalled and forgotten."""
+    d = first_read(scheduler)[1] if difficulty is None else difficulty
     return (
-        scheduler._next_stability(difficulty=d, stability=stability, retrievability=r, rating=Rating.Good),
-        scheduler._next_stability(difficulty=d, stability=stability, retrievability=r, rating=Rating.Again),
+        stability_after(scheduler, stability, d, days, recalled=True),
+        stability_after(scheduler, stability, d, days, recalled=False),
     )
 
 
 def gain(scheduler: Scheduler, row, at: float, horizon: float) -> float:
     """Expected recall at `at` + `horizon` days with a test now, minus without one."""
     days = (at - row.last_review) / 86400
-    r = curve(scheduler, days, row.stability)
-    recalled, forgotten = after_test(scheduler, row.stability, getattr(row, "difficulty", None), r, days)
-    tested = r * curve(scheduler, horizon, recalled) + (1 - r) * curve(scheduler, horizon, forgotten)
-    return tested - curve(scheduler, days + horizon, row.stability)
+    r = recall(scheduler, days, row.stability)
+    recalled, forgotten = after_test(scheduler, row.stability, getattr(row, "difficulty", None), days)
+    tested = r * recall(scheduler, horizon, recalled) + (1 - r) * recall(scheduler, horizon, forgotten)
+    return tested - recall(scheduler, days + horizon, row.stability)
 
 
 def interval_ratio(scheduler: Scheduler, retention: float) -> float:
     """FSRS's interval at `retention` over its interval at 0.9 (the same for every stability)."""
-    return (retention ** (1 / scheduler._DECAY) - 1) / (0.9 ** (1 / scheduler._DECAY) - 1)
+    return days_to(scheduler, 1.0, retention) / days_to(scheduler, 1.0, 0.9)
 
 
 def scores(
@@ -101,10 +96,10 @@ def scores(
 
 def _scores(policy: Policy, rows: dict, at: datetime, scheduler: Scheduler, retention: float) -> dict[int, float]:
     now = at.timestamp()
-    recall = {i: curve(scheduler, (now - row.last_review) / 86400, row.stability) for i, row in rows.items()}
+    now_recall = {i: recall(scheduler, (now - row.last_review) / 86400, row.stability) for i, row in rows.items()}
     if policy.order in ("gain", "gain_due"):
         due, horizon = policy.order == "gain_due", policy.horizon * interval_ratio(scheduler, retention)
-        return {i: gain(scheduler, row, now, horizon) + (due and recall[i] < retention) for i, row in rows.items()}
+        return {i: gain(scheduler, row, now, horizon) + (due and now_recall[i] < retention) for i, row in rows.items()}
     if policy.order == "weakest":
-        return {i: -r for i, r in recall.items()}
-    return {i: (r if r < retention else -1.0 - r) for i, r in recall.items()}  # slip: due, highest first
+        return {i: -r for i, r in now_recall.items()}
+    return {i: (r if r < retention else -1.0 - r) for i, r in now_recall.items()}  # slip: due, highest first

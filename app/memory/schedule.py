@@ -1,8 +1,11 @@
 """FSRS ratings: how an attempt's outcome becomes a review of its snippet card and of its tokens."""
 
 from datetime import UTC, datetime
+from typing import NamedTuple
 
 from fsrs import Card, Rating, Scheduler, State
+
+from .fsrs6 import recall
 
 # No fuzzing: a card's due date is a function of its reviews, so tests and pages agree.
 SCHEDULER = Scheduler(enable_fuzzing=False)
@@ -42,6 +45,25 @@ def reviewed(card: Card | dict | None, rating: Rating, at: datetime, scheduler: 
     return scheduler.review_card(card, rating, at)[0]
 
 
+class Reviewed(NamedTuple):
+    """A token's FSRS fields after a review, in its row's column order."""
+
+    state: int
+    step: int | None
+    stability: float
+    difficulty: float
+    due: float  # unix seconds
+    last_review: float
+
+
+def token_reviewed(row, rating: Rating, at: datetime, scheduler: Scheduler = SCHEDULER) -> Reviewed:
+    """A token's memory after one review at `at` (FSRS's `review_card`); `row` its stored memory (None: new)."""
+    card = reviewed(None if row is None else token_card(row), rating, at, scheduler)
+    return Reviewed(
+        card.state.value, card.step, card.stability, card.difficulty, to_unix(card.due), to_unix(card.last_review)
+    )
+
+
 def new_card(at: datetime) -> Card:
     return Card(card_id=1, due=at)  # card ids are unused: rows are keyed by learner and snippet
 
@@ -65,8 +87,7 @@ def retrievability(
     practised the same day still differ); None for a token never tested."""
     if stability is None or last_review is None:
         return None
-    days = max(0.0, (at.timestamp() - last_review) / 86400)
-    return (1 + scheduler._FACTOR * days / stability) ** scheduler._DECAY
+    return recall(scheduler, (at.timestamp() - last_review) / 86400, stability)
 
 
 def aware(moment: datetime | None) -> datetime | None:

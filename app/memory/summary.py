@@ -6,6 +6,7 @@ from fsrs import Card, State
 
 from .due import code_due, learner_token_rows
 from .forecast import forecast
+from .fsrs6 import interval
 from .lateness import overdue_by
 from .learner_model import learner_model
 from .progress import chart_svg, duration, heatmap_html, practised_days, streak
@@ -69,7 +70,7 @@ def due_at(card, scheduler) -> datetime:
     fsrs = Card.from_dict(card.fsrs)
     if fsrs.state != State.Review or fsrs.stability is None or fsrs.last_review is None:
         return aware(card.due)
-    return aware(fsrs.last_review) + timedelta(days=scheduler._next_interval(stability=fsrs.stability))
+    return aware(fsrs.last_review) + timedelta(days=interval(scheduler, fsrs.stability))
 
 
 def snippet_progress(db, learner: str, library, at: datetime, zone: tzinfo = UTC) -> list[dict]:

@@ -9,11 +9,10 @@ from sqlalchemy import and_, bindparam, insert, select, update
 from ..db.tables import attempts
 from ..db.upserts import upsert
 from ..engine.tokens import candidate_spans
-from . import token_review
 from .learner_model import count_reviews, learner_model, learner_models, remember_rates, self_rated_scheduler
 from .record import RECALLED
 from .record import entry_spans as _spans
-from .schedule import SELF_RATING, TOKEN_RATING, new_card, reviewed, snippet_rating
+from .schedule import SELF_RATING, TOKEN_RATING, new_card, reviewed, snippet_rating, token_reviewed
 from .tables import cards, tokens
 from .unproven import keep_unproven
 from .versions import stored_code, version_map
@@ -208,7 +207,7 @@ def _cards(db, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], object]:
 def _token_row(key: tuple, span: int, text: str, entry: dict, row, at: datetime, scheduler) -> tuple:
     """The token's `TOKEN_ROW` after this review; `row` its stored memory (None: new)."""
     state = entry["state"]
-    card = token_review.review(row, TOKEN_RATING[state], at, scheduler)
+    card = token_reviewed(row, TOKEN_RATING[state], at, scheduler)
     missed = state not in RECALLED
     now = at.timestamp()
     if row is None:

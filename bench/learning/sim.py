@@ -19,8 +19,9 @@ from app.db.tables import metadata
 from app.engine.mask import random_mask
 from app.engine.tokens import eligible_spans
 from app.memory import tables as _memory_tables  # noqa: F401 (registers the memory tables)
+from app.memory.fsrs6 import recall
 from app.memory.learner_model import learner_model
-from app.memory.policy import Policy, curve, read_once
+from app.memory.policy import Policy, read_once
 from app.memory.review import review_mask
 from app.memory.state import card_version, first_seen, token_memory
 from app.memory.update import apply_attempts
@@ -102,7 +103,7 @@ def _predicted(learner: Learner, db, snippet, spans, picked, t: float) -> list[f
         row = memory.get(spans[p].index)
         if row is None or row.stability is None:
             row = read_once(spans[p].index, min(seen or now, now), scheduler)
-        out.append(curve(scheduler, (now - row.last_review) / 86400, row.stability))
+        out.append(recall(scheduler, (now - row.last_review) / 86400, row.stability))
     return out
 
 
