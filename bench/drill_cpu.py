@@ -66,7 +66,9 @@ async def main(n: int) -> None:
         print("| unit | drill page, new mask (ms CPU) | htmx submission (ms CPU) |\n|---|---|---|")
         for unit in UNITS:
             page = await cpu_ms(lambda i: call("GET", page_url(unit, i)), n)
-            post = await cpu_ms(lambda i: call("POST", f"/s/{SNIPPET}/drill", BODIES[unit][i % 200].encode()), n)
+            post = await cpu_ms(
+                lambda i: call("POST", f"/s/{SNIPPET}/drill", BODIES[unit][i % len(BODIES[unit])].encode()), n
+            )
             print(f"| {unit} | {page:.3f} | {post:.3f} |")
 
 

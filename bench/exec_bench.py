@@ -28,6 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from app.learn.drills import random_drill  # noqa: E402
 from app.snippets.library import SnippetLibrary  # noqa: E402
+from tests.servers import free_port  # noqa: E402
 
 
 def drill_of(seed: int):
@@ -84,14 +85,6 @@ async def _alone(seed: int, requests: int, submitters: int, seconds: float) -> t
         finally:
             await sandbox.close()
     return times, len(done)
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def serve(runner: str, port: int) -> subprocess.Popen:

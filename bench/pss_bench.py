@@ -21,7 +21,8 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.exec_bench import free_port, healthy, tree  # noqa: E402
+from bench.exec_bench import healthy, tree  # noqa: E402
+from tests.servers import free_port  # noqa: E402
 
 FIELDS = ("Rss", "Pss", "Private_Dirty", "Private_Clean", "Anonymous")
 

@@ -32,7 +32,8 @@ sys.path.insert(0, str(ROOT))
 
 from app.learn.drills import random_drill  # noqa: E402
 from app.snippets.library import SnippetLibrary  # noqa: E402
-from bench.exec_bench import free_port, healthy  # noqa: E402
+from bench.exec_bench import healthy  # noqa: E402
+from tests.servers import free_port  # noqa: E402
 
 SNIPPET, RATE = "mlm-flash-forward", 20
 SUBMIT, TWIN = f"/s/{SNIPPET}/drill", "/bench/static/token"  # the twin: bench/web_app.py

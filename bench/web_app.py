@@ -41,8 +41,10 @@ def submission_form(unit: str, seed: int, rng: random.Random) -> dict:
 
 
 WRONG = ("m_{}", "x[{}]", "k_j * {}", "torch.max(s, {})", "{}", "(", "dim=-{}", "l_i + {}")
+# Masks per unit, for the load and for sizing the twins (a short smoke run of a benchmark asks for fewer).
+SAMPLES = int(os.environ.get("BENCH_SAMPLES", "200"))
 _rng = random.Random(7)
-BODIES = {unit: [urlencode(submission_form(unit, seed, _rng)) for seed in range(1, 201)] for unit in UNITS}
+BODIES = {unit: [urlencode(submission_form(unit, seed, _rng)) for seed in range(1, SAMPLES + 1)] for unit in UNITS}
 # Returning learners' cookies (signed): one for the in-process benchmark, many for the load, so
 # that concurrent submissions are of different learners, as on a class's server.
 LEARNERS = tuple(app.state.identity.cookie_value(f"{n:032x}") for n in range(64))
@@ -60,7 +62,7 @@ def mean_sizes() -> tuple[dict, dict]:
         sizing = Settings(data_dir=Path(scratch), execution=False)
         with SiteClient(create_app(sizing)) as client:
             for unit in UNITS:
-                pages = [len(client.get(page_url(unit, seed)).content) for seed in range(1, 21)]
+                pages = [len(client.get(page_url(unit, seed)).content) for seed in range(1, min(SAMPLES, 20) + 1)]
                 pages_out[unit] = b"x" * (sum(pages) // len(pages))
                 sizes = [
                     len(

@@ -21,6 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tests.servers import free_port  # noqa: E402
+
 NEW_MASK = """
 request = function()
   return wrk.format("GET", "/s/mlm-flash-forward/drill?rate=20{query}&seed=" .. math.random(0, 2^31))
@@ -75,14 +77,6 @@ def pair(run, static: str, target: str, rounds: int) -> tuple[list[dict], list[d
         statics.append(run(static))
         targets.append(run(target))
     return statics, targets
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def main() -> None:

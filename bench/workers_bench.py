@@ -20,8 +20,9 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.exec_bench import form, free_port  # noqa: E402
+from bench.exec_bench import form  # noqa: E402
 from tests.postgres import PostgresServer  # noqa: E402
+from tests.servers import free_port  # noqa: E402
 
 
 def serve(workers: int, database_url: str | None) -> tuple[subprocess.Popen, str]:

@@ -1,10 +1,12 @@
 import contextlib
 import os
 import shutil
+import sqlite3
+import subprocess
 import tempfile
 from pathlib import Path
 
-# Importing app.main builds the default app; keep its data out of the working tree.
+# The bundled app (`main_app`) is built from the environment: keep its data out of the working tree.
 os.environ.setdefault("CODECLOZE_DATA_DIR", tempfile.mkdtemp(prefix="codecloze-import-"))
 os.environ.setdefault("CODECLOZE_LOG_LEVEL", "WARNING")  # one line per submission is for operators, not test output
 
@@ -12,15 +14,36 @@ import pytest
 
 from app.main import create_app
 from app.settings import PROJECT_DIR, Settings
+from tests.servers import copy_snippets, running_server, start_server
 from tests.site_client import SiteClient
 
-SNIPPETS = PROJECT_DIR / "snippets"
 CHROMIUM = "/usr/bin/chromium"
 
 
+@pytest.fixture(scope="session")
+def template_database(tmp_path_factory) -> Path:
+    """An SQLite database migrated and holding the bundled snippets and their analyses, made once
+    per run (per xdist worker): each test's app starts from a copy, not from migrations."""
+    data = tmp_path_factory.mktemp("template") / "data"
+    create_app(Settings(data_dir=data, execution=False, use_cdn=False)).state.store.close()
+    database = data / "codecloze.db"
+    with contextlib.closing(sqlite3.connect(database)) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # all of it in the file that is copied
+    return database
+
+
 @pytest.fixture
-def settings(tmp_path: Path) -> Settings:
-    return Settings(data_dir=tmp_path / "data", execution=False, use_cdn=False)
+def data_dir(tmp_path: Path, template_database: Path) -> Path:
+    """A test's own data dir, its database a copy of the template (an app at start-up finds it current)."""
+    data = tmp_path / "data"
+    data.mkdir(mode=0o700)
+    shutil.copyfile(template_database, data / "codecloze.db")
+    return data
+
+
+@pytest.fixture
+def settings(data_dir: Path) -> Settings:
+    return Settings(data_dir=data_dir, execution=False, use_cdn=False)
 
 
 @pytest.fixture
@@ -46,82 +69,9 @@ def chromium_path() -> str:
     return CHROMIUM
 
 
-def copy_snippets(folder: Path) -> Path:
-    """A private copy of the bundled snippets that a test may change."""
-    target = folder / "snippets"
-    shutil.copytree(SNIPPETS, target)
-    return target
-
-
 @pytest.fixture
 def snippets_dir(tmp_path: Path) -> Path:
     return copy_snippets(tmp_path)
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def start_server(data_dir: Path, output=None, **env: str | None):
-    """`uvicorn app.main:app` in a subprocess, configured only through the environment
-    (a setting given as None is left unset, so the app's default applies). Its output goes to a
-    file, or to `output` (subprocess.PIPE for a test that reads it, and so keeps it flowing)."""
-    import subprocess
-    import sys
-
-    port = free_port()
-    # No CDN: a parser-blocking script waiting on DNS for an unreachable host makes page loads
-    # as slow as the resolver (CDN mode and its fallback have their own test in test_assets).
-    environ = {**os.environ, "CODECLOZE_DATA_DIR": str(data_dir), "CODECLOZE_USE_CDN": "false", **env}
-    environ = {name: value for name, value in environ.items() if value is not None}
-    # The server's output goes to a file: a pipe nobody reads fills with its access log after a few
-    # hundred requests, and then every write, so every request, blocks the server for good.
-    log = tempfile.TemporaryFile()
-    # --no-proxy-headers: uvicorn would take X-Forwarded-For from any local peer (the app reads it itself)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(port), "--no-proxy-headers"],
-        cwd=PROJECT_DIR,
-        env=environ,
-        stdout=output or log,
-        stderr=subprocess.STDOUT,
-    )
-    with log:  # the server holds its own descriptor
-        return proc, _started(proc, port, log)
-
-
-def _started(proc, port: int, log) -> str:
-    """The server's URL once it answers; what it printed if it stopped."""
-    import time
-    import urllib.request
-
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            urllib.request.urlopen(url + "/healthz", timeout=1)
-            return url
-        except OSError:
-            if proc.poll() is not None:
-                log.seek(0)
-                raise RuntimeError((proc.stdout or log).read().decode()) from None
-            time.sleep(0.2)
-    proc.kill()
-    raise RuntimeError("server did not start")
-
-
-@contextlib.contextmanager
-def running_server(data_dir: Path, **env: str | None):
-    """`start_server`, stopped when the block ends; yields its URL."""
-    proc, url = start_server(data_dir, **env)
-    try:
-        yield url
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 @pytest.fixture(scope="module")
@@ -139,6 +89,12 @@ def main_app():
     from app.main import app
 
     return app
+
+
+@pytest.fixture(scope="module")
+def app(main_app):
+    """The app whose answers a browser test types: the bundled one (a file with an app of its own overrides this)."""
+    return main_app
 
 
 @pytest.fixture(scope="session")
@@ -179,10 +135,47 @@ def artifacts() -> Path:
     return folder
 
 
+TIERS = ("unit", "app", "server", "browser")
+# Fixtures that start a real process (or share one a session started): only for the server tiers.
+PROCESS_FIXTURES = {"postgres", "database_url", "live_server", "teacher_server", "running_client"}
+
+
+def tier(item) -> str | None:
+    """A test's tier: its own mark, else its file's."""
+    return next((mark.name for mark in item.iter_markers() if mark.name in TIERS), None)
+
+
 def pytest_collection_modifyitems(config, items):
-    """Browser tests last: Playwright's sync API leaves an event loop running in the main
-    thread for the rest of the session, which later `asyncio.run` calls would trip over."""
-    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
+    """Every test has a tier, and one that fits its fixtures. Browser tests last: Playwright's sync
+    API leaves an event loop running in the main thread for the rest of the session, which later
+    `asyncio.run` calls would trip over."""
+    wrong = [
+        f"{item.nodeid}: {tier(item) or 'no tier'}"
+        for item in items
+        if tier(item) is None or (tier(item) in ("unit", "app") and PROCESS_FIXTURES & set(item.fixturenames))
+    ]
+    if wrong:
+        raise pytest.UsageError("tests without a tier that fits them (pyproject's markers):\n" + "\n".join(wrong))
+    items.sort(key=lambda item: tier(item) == "browser")
+
+
+@pytest.fixture(autouse=True)
+def _tier_kept(request, monkeypatch):
+    """A unit or app test that starts a process belongs to the server tier: it fails saying so."""
+    if tier(request.node) not in ("unit", "app"):
+        yield
+        return
+    started = []
+
+    def refuse(*args, **kwargs):
+        started.append(args[:2])
+        raise RuntimeError(f"a {tier(request.node)} test started a process: mark it server")
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", refuse)
+    monkeypatch.setattr(os, "fork", refuse)
+    yield
+    if started:
+        pytest.fail(f"a {tier(request.node)} test started a process ({started[0]}): mark it server")
 
 
 @pytest.fixture(scope="session")

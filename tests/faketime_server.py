@@ -17,7 +17,7 @@ import pytest
 
 from app.engine.tokens import eligible_spans
 from app.snippets.library import SnippetLibrary
-from tests.conftest import SNIPPETS, running_server
+from tests.servers import SNIPPETS, running_server
 
 FAKETIME = Path("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1")
 SECRET = "faketime-tests-" + "k" * 32

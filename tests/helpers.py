@@ -1,5 +1,6 @@
 """Small helpers the page tests share: answers for a mask, inputs on a page."""
 
+import os
 import re
 import subprocess
 import sys
@@ -72,9 +73,13 @@ assert value == 0, "value 应为 0"
 """
 
 
-def run_python(*args: str) -> subprocess.CompletedProcess:
-    """`python *args` in the project's directory (a benchmark's short run), its output kept."""
-    return subprocess.run([sys.executable, *args], cwd=PROJECT_DIR, capture_output=True, text=True, timeout=300)
+def run_python(*args: str, **env: str) -> subprocess.CompletedProcess:
+    """`python *args` in the project's directory (a benchmark's short run), its output kept; `env`
+    added to the environment. A benchmark's app sizes itself on a few masks (BENCH_SAMPLES)."""
+    environ = {**os.environ, "BENCH_SAMPLES": "10", **env}
+    return subprocess.run(
+        [sys.executable, *args], cwd=PROJECT_DIR, capture_output=True, text=True, timeout=300, env=environ
+    )
 
 
 def attempts_of(store, learner: str, snippet_id: str | None = None, limit: int = 50) -> list[dict]:

@@ -8,7 +8,7 @@ import time
 import httpx
 import uvicorn
 
-from tests.conftest import free_port
+from tests.servers import free_port
 
 
 class ThreadedServer:

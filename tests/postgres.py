@@ -12,7 +12,7 @@ from pathlib import Path
 
 import psycopg
 
-from tests.conftest import free_port
+from tests.servers import free_port
 
 
 def pg_bin() -> Path | None:

@@ -12,8 +12,10 @@ from markupsafe import escape
 
 from app.engine.units import UNITS
 from app.learn.drills import fixed_drill, random_drill
-from tests.conftest import running_server
 from tests.helpers import drill_form
+from tests.servers import running_server
+
+pytestmark = pytest.mark.server
 
 SEEDS = (1, 2, 3)
 

@@ -5,12 +5,14 @@ import pytest
 from app.settings import Settings
 from tests.teach_helpers import TOKEN, snippet_text
 
+pytestmark = pytest.mark.app
+
 BEARER = {"authorization": f"Bearer {TOKEN}"}
 
 
 @pytest.fixture
-def settings(tmp_path):
-    return Settings(data_dir=tmp_path / "data", execution=False, use_cdn=False, teacher_token=TOKEN)
+def settings(data_dir):
+    return Settings(data_dir=data_dir, execution=False, use_cdn=False, teacher_token=TOKEN)
 
 
 def put(client, text: str, snippet_id: str = "square"):

@@ -10,6 +10,8 @@ import pytest
 from app.web.assets import API_DOCS, HTMX_JS, KATEX_CSS, KATEX_JS, MATH_JS, PROGRESS_JS, STATIC_DIR, VENDORED, head_tags
 from app.web.markdown import render_markdown
 
+pytestmark = pytest.mark.unit
+
 
 def static_url(path: str) -> str:
     return "/static/" + path

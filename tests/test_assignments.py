@@ -15,7 +15,7 @@ from tests.helpers import drill_form
 from tests.site_client import SiteClient
 from tests.teach_helpers import TOKEN
 
-pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning")
+pytestmark = [pytest.mark.server, pytest.mark.filterwarnings("ignore::ResourceWarning")]
 JSON = {"accept": "application/json"}
 BEARER = {"authorization": f"Bearer {TOKEN}"}
 

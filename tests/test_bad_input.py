@@ -6,6 +6,8 @@ from hypothesis import strategies as st
 
 from tests.helpers import drill_form
 
+pytestmark = pytest.mark.app
+
 JSON = {"accept": "application/json"}
 URL = "/s/mlm-online-softmax/drill"
 

@@ -25,13 +25,6 @@ def fill_right(page: Page, app, snippet_id: str) -> dict[str, str]:
     return answers
 
 
-@pytest.fixture(scope="module")
-def app():
-    from app.main import app
-
-    return app
-
-
 def test_rate_and_refresh_swap_only_the_code_and_update_the_url(page: Page, live_server):
     page.goto(live_server + "/s/mlm-online-softmax/drill?rate=15&seed=1")
     expect(page.locator(".counts")).to_contain_text("共 64 个可挖空位 | 已挖 10 个")

@@ -14,11 +14,6 @@ from tests.teach_helpers import TOKEN, snippet_text
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture(scope="module")
-def app(main_app):
-    return main_app
-
-
 def submit_with_one_wrong(page: Page, app, teacher_server: str | None) -> dict[str, str]:
     """MASK (opened unless `teacher_server` is None) with every blank right but the first; returns the right answers."""
     if teacher_server:

@@ -14,13 +14,6 @@ SNIPPET = "mlm-online-softmax"
 MASK = f"/s/{SNIPPET}/drill?rate=20&seed=154"  # its mask holds s2 and s109
 
 
-@pytest.fixture(scope="module")
-def app():
-    from app.main import app
-
-    return app
-
-
 def join_as(browser: Browser, join: str, name: str) -> Page:
     page = browser.new_context(locale="zh-CN").new_page()
     page.goto(join)

@@ -15,13 +15,6 @@ SNIPPET = "mlm-online-softmax"
 MASK = f"/s/{SNIPPET}/drill?rate=20&seed=154"
 
 
-@pytest.fixture(scope="module")
-def app():
-    from app.main import app
-
-    return app
-
-
 def practise(page: Page, url: str, app, wrong: dict[str, str]) -> None:
     page.goto(url + MASK)
     answers = fill_right(page, app, SNIPPET)

@@ -11,13 +11,6 @@ from tests.helpers import right_answers
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture(scope="module")
-def app():
-    from app.main import app
-
-    return app
-
-
 def names(page: Page) -> list[str]:
     return page.locator("input.blank").evaluate_all("els => els.map(e => e.name)")
 

@@ -48,13 +48,6 @@ def fonts_of(page: Page, selector: str) -> list[str]:
     return [f["familyName"] for f in fonts]
 
 
-@pytest.fixture(scope="module")
-def app():
-    from app.main import app
-
-    return app
-
-
 def test_english_pages_hold_chinese_only_in_snippet_content(browser: Browser, teacher_server, app):
     teacher = browser.new_context(locale="en-US").new_page()
     teacher.goto(teacher_server + "/teach/login")

@@ -10,13 +10,6 @@ from tests.helpers import EXERCISES, right_answers
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture(scope="module")
-def app():
-    from app.main import app
-
-    return app
-
-
 @pytest.mark.parametrize("snippet_id", EXERCISES)
 def test_exercise_typesets_math_and_scores_fixed_blanks(page: Page, live_server, app, artifacts, snippet_id):
     page.goto(f"{live_server}/s/{snippet_id}")

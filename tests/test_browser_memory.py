@@ -13,13 +13,6 @@ pytestmark = pytest.mark.browser
 SNIPPET = "mlm-online-softmax"
 
 
-@pytest.fixture(scope="module")
-def app():
-    from app.main import app
-
-    return app
-
-
 def heat_classes(page: Page, live_server: str) -> list[str]:
     page.goto(live_server + "/me")
     return page.locator(f"#p-{SNIPPET} pre.heatmap .tok").evaluate_all("els => els.map(e => e.className)")

@@ -6,8 +6,8 @@ vendored fallback still styles and typesets every page."""
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.conftest import start_server
 from tests.helpers import right_answers
+from tests.servers import start_server
 from tests.site import DRILL, MASK, SNIPPETS
 from tests.teach_helpers import TOKEN
 
@@ -130,8 +130,3 @@ def test_with_the_cdn_on_and_no_internet_the_fallback_makes_every_page_whole(bro
     # the only errors: the browser's own notes of the failed CDN loads
     assert [e for e in errors if "Failed to load resource: net::" not in e and not missing_page_status(e)] == []
     page.context.close()
-
-
-@pytest.fixture(scope="module")
-def app(main_app):
-    return main_app

@@ -7,7 +7,7 @@ from playwright.sync_api import Page, expect
 
 from app.settings import PROJECT_DIR
 from app.snippets.library import SnippetLibrary
-from tests.conftest import start_server
+from tests.servers import start_server
 from tests.teach_helpers import TOKEN, snippet_text
 
 pytestmark = pytest.mark.browser

@@ -18,11 +18,6 @@ CLASS_MASK = f"/s/{SNIPPET}/drill?rate=20&seed=154"  # s35 is `0.0`: `0` passes 
 LABELS = {"system": "主题：跟随系统", "light": "主题：浅色", "dark": "主题：深色"}
 
 
-@pytest.fixture(scope="module")
-def app(main_app):
-    return main_app
-
-
 def colours(page: Page) -> dict[str, float]:
     """Relative luminance of the page's background and of its body text."""
     return page.evaluate("""() => {

@@ -4,11 +4,15 @@ snippet whose reference code leaves marks everywhere, and one uploaded meanwhile
 import threading
 import time
 
+import pytest
+
 from app.main import create_app
 from app.settings import Settings
-from tests.conftest import copy_snippets
 from tests.live import ThreadedServer
 from tests.sandbox.channels import NOTHING_LEARNED, RECEIVER, SENDER
+from tests.servers import copy_snippets
+
+pytestmark = pytest.mark.server
 
 TOKEN = "channels-test-token"
 BEARER = {"authorization": f"Bearer {TOKEN}"}

@@ -8,6 +8,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 
+import pytest
 from sqlalchemy import func, insert, select
 
 from app.classes.counts import count_attempts
@@ -18,6 +19,8 @@ from app.learn import forgetting
 from app.learn.recording import attempt_store, learners_in
 from app.memory.tables import learners
 from tests.test_memory_batches import LEARNERS, made_records
+
+pytestmark = pytest.mark.server
 
 COUNTERS = (activity, spans, answers)
 CLASSES = dict(zip(LEARNERS, ("k1", "k1", None)))

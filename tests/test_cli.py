@@ -13,6 +13,8 @@ from app.sandbox import SandboxBusy, Verdict
 from app.settings import PROJECT_DIR
 from app.snippets.validate import validate
 
+pytestmark = pytest.mark.server
+
 CODE = "import math\n\ndef hypot(a, b):\n    return math.sqrt(a * a + b * b)\n"
 STRONG = "assert abs(hypot(3, 4) - 5) < 1e-9\nassert abs(hypot(5, 12) - 13) < 1e-9, 'hypot(5, 12) should be 13'\n"
 WRONG = "assert hypot(0, 0) == 0\nassert hypot(1, 1) == 2, 'hypot(1, 1) should be 2'\n"

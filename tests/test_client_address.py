@@ -6,6 +6,8 @@ from pydantic import ValidationError
 from app.settings import Settings, wrong_settings
 from app.web.client_address import client_address, trusted_networks
 
+pytestmark = pytest.mark.unit
+
 PROXY = trusted_networks("10.0.0.1, 192.168.0.0/16")
 
 

@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from app.settings import PROJECT_DIR
-from tests.conftest import running_server
+from tests.servers import running_server
 from tests.teach_helpers import TOKEN
 
 pytestmark = [pytest.mark.server, pytest.mark.filterwarnings("ignore::ResourceWarning")]

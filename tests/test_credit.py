@@ -11,6 +11,8 @@ from app.engine.tokens import eligible_spans
 from app.learn.drills import random_drill
 from tests.helpers import drill_form, right_answers
 
+pytestmark = pytest.mark.server
+
 JSON = {"accept": "application/json"}
 DRILLS = ("mlm-online-softmax", "mlm-blocked-attention", "mlm-flash-forward")
 NONSENSE = "zq_nonsense"
@@ -78,7 +80,7 @@ def test_the_bundled_checks_let_through_only_mutants_that_look_equivalent_and_no
 def test_every_bundled_snippet_ships_the_analysis_of_its_own_code_and_check():
     from app.snippets.library import SnippetLibrary
     from app.snippets.shipped_strength import shipped
-    from tests.conftest import SNIPPETS
+    from tests.servers import SNIPPETS
 
     library = SnippetLibrary()
     library.load_dir(SNIPPETS)
@@ -90,7 +92,7 @@ def test_a_shipped_analysis_is_what_a_fresh_one_finds(running_client):
     from app.snippets.shipped_strength import shipped
     from app.snippets.strength import check_strength
     from app.snippets.strength_report import report_data
-    from tests.conftest import SNIPPETS
+    from tests.servers import SNIPPETS
 
     app = running_client.app
     snippet = app.state.library.get("mlm-online-softmax")
@@ -175,7 +177,7 @@ def test_a_bundled_snippet_without_its_analysis_is_analysed_at_start_up_and_judg
     is not ready until then, and an answer given meanwhile is judged again when it completes."""
     from app.main import create_app
     from app.settings import Settings
-    from tests.conftest import copy_snippets
+    from tests.servers import copy_snippets
     from tests.site_client import SiteClient
 
     snippets = copy_snippets(tmp_path)

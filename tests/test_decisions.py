@@ -11,6 +11,8 @@ from app.learn.credit import Basis, vouched
 from app.snippets.decisions import Decision, anchor, decided, proven, resolve
 from app.snippets.parse import parse_snippet
 
+pytestmark = pytest.mark.unit
+
 CODE = """def cache_shape(max_batch_size, n_heads, seq_len):
     shape = (max_batch_size, n_heads, seq_len)
     return shape

@@ -1,9 +1,13 @@
 """Request-scoped things are FastAPI dependencies: a test (or a deployment's wrapper) replaces one
 through `app.dependency_overrides`, and every route that takes it sees the replacement."""
 
+import pytest
+
 from app.memory import identity
 from app.memory.identity import Learner
 from app.web import deps
+
+pytestmark = pytest.mark.app
 
 TEACHER = {"csrf": "csrf-of-the-override", "sid": "abc123", "name": "替身老师"}
 LEARNER = "0123456789abcdef" * 2

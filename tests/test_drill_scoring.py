@@ -10,9 +10,11 @@ from app.engine.diff import token_diff
 from app.engine.score import Hole, is_match, score
 from app.main import create_app
 from app.settings import Settings
-from tests.conftest import copy_snippets
 from tests.helpers import attempts_of, drill_form, right_answers
+from tests.servers import copy_snippets
 from tests.site_client import SiteClient
+
+pytestmark = pytest.mark.server
 
 JSON = {"accept": "application/json"}
 

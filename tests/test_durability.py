@@ -15,14 +15,16 @@ from tests.helpers import drill_form
 from tests.site_client import SiteClient
 from tests.teach_helpers import TOKEN, snippet_text, stored_text
 
+pytestmark = pytest.mark.app
+
 JSON = {"accept": "application/json"}
 URL = "/s/mlm-online-softmax/drill"
 BEARER = {"authorization": f"Bearer {TOKEN}", "content-type": "text/markdown"}
 
 
 @pytest.fixture
-def settings(tmp_path):
-    return Settings(data_dir=tmp_path / "data", execution=False, use_cdn=False, teacher_token=TOKEN, db_busy_ms=200)
+def settings(data_dir):
+    return Settings(data_dir=data_dir, execution=False, use_cdn=False, teacher_token=TOKEN, db_busy_ms=200)
 
 
 def stored_attempts(app) -> int:

@@ -13,6 +13,8 @@ from app.settings import PROJECT_DIR
 from app.snippets.library import SnippetLibrary
 from app.web.templating import make_templates
 
+pytestmark = pytest.mark.unit
+
 
 def bundled():
     library = SnippetLibrary()

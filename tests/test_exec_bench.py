@@ -5,7 +5,11 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from bench.exec_bench import tree_memory_mib
+
+pytestmark = pytest.mark.server
 
 
 def test_a_running_fit_is_reported_apart_from_the_servers():

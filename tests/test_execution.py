@@ -2,7 +2,11 @@
 
 import re
 
+import pytest
+
 from tests.helpers import drill_form, right_answers
+
+pytestmark = pytest.mark.server
 
 JSON = {"accept": "application/json"}
 

@@ -2,7 +2,11 @@
 
 import re
 
+import pytest
+
 from tests.helpers import EXERCISES, input_names, responses_of, right_answers
+
+pytestmark = pytest.mark.app
 
 
 def submit(client, snippet_id, answers, **extra):

@@ -11,8 +11,10 @@ import time
 import httpx
 import pytest
 
-from tests.conftest import copy_snippets, running_server
 from tests.helpers import SLOW_SNIPPET
+from tests.servers import copy_snippets, running_server
+
+pytestmark = pytest.mark.server
 
 SLEEP_2S = "__import__('time').sleep(2) or 0"
 SLEEP_TO_THE_WALL = "__import__('time').sleep(60) or 0"

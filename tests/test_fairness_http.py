@@ -7,9 +7,11 @@ import pytest
 
 from app.main import create_app
 from app.settings import Settings
-from tests.conftest import copy_snippets
 from tests.helpers import SLOW_SNIPPET
 from tests.live import ThreadedServer
+from tests.servers import copy_snippets
+
+pytestmark = pytest.mark.server
 
 SLOW_ANSWER = "__import__('time').sleep(1.2) or 0"
 

@@ -21,9 +21,11 @@ from app.memory.identity import Identity
 from app.memory.learner_model import learner_model
 from app.memory.tables import models
 from app.snippets.library import SnippetLibrary
-from tests.conftest import running_server
 from tests.helpers import drill_form
 from tests.memory_helpers import SNIPPET
+from tests.servers import running_server
+
+pytestmark = pytest.mark.app
 
 SECRET = "fitting-test-secret-" + "x" * 24
 LEARNER = "f" * 32
@@ -63,7 +65,9 @@ def write_history(store: Store, code: str, version: str, days: int, per_day: int
 def test_fitting_runs_after_the_response_in_another_process_and_drives_the_learner(tmp_path, main_app):
     snippet = main_app.state.library.get(SNIPPET)
     store = attempt_store(f"sqlite:///{tmp_path / 'codecloze.db'}")
-    written = write_history(store, snippet.code, snippet.version, days=24, per_day=26)
+    written = write_history(
+        store, snippet.code, snippet.version, days=24, per_day=26
+    )  # fsrs keeps its defaults under 512
     with store.engine.connect() as db:
         assert len(review_logs(db, LEARNER)) == written and learner_model(db, LEARNER).reviews == written
     store.close()
@@ -106,14 +110,15 @@ def _nice(pid: int) -> int | None:
         return None  # it ended
 
 
+@pytest.mark.server
 def test_the_fitting_process_runs_at_the_lowest_cpu_priority(tmp_path):
     """A fit is background work: on a busy host every learner's request and job goes first."""
     store = attempt_store(f"sqlite:///{tmp_path / 'codecloze.db'}")
     library = SnippetLibrary()
     library.load_dir(Path(__file__).resolve().parent.parent / "snippets")
     snippet = library.get(SNIPPET)
-    write_history(store, snippet.code, snippet.version, days=24, per_day=26)
-    fitter = Fitter(store.engine, f"sqlite:///{tmp_path / 'codecloze.db'}", 500)
+    write_history(store, snippet.code, snippet.version, days=12, per_day=26)
+    fitter = Fitter(store.engine, f"sqlite:///{tmp_path / 'codecloze.db'}", 250)
     try:
         fitter.wrote([LEARNER])
         seen, deadline = set(), time.monotonic() + 900  # a fit takes minutes on a loaded machine

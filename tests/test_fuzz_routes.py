@@ -19,6 +19,8 @@ from app.settings import Settings
 from tests.site_client import SiteClient
 from tests.teach_helpers import TOKEN, snippet_text
 
+pytestmark = pytest.mark.app
+
 IDS = ["mlm-online-softmax", "ex1-attention-memory", "square", "nope", "..", "a" * 70, "ÄÖ", "%00"]
 ACTIONS = ["publish", "unpublish", "delete", "strength", "x"]
 WEIRD = st.one_of(
@@ -130,8 +132,8 @@ def snapshot(app) -> str:
 
 
 @pytest.fixture
-def teacher(tmp_path):
-    app = create_app(Settings(data_dir=tmp_path / "data", execution=False, use_cdn=False, teacher_token=TOKEN))
+def teacher(data_dir):
+    app = create_app(Settings(data_dir=data_dir, execution=False, use_cdn=False, teacher_token=TOKEN))
     with SiteClient(app, raise_server_exceptions=False) as client:
         client.put(
             "/api/snippets/square",

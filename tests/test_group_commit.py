@@ -8,6 +8,8 @@ import pytest
 
 from app.db.commit import GroupCommit, NotStored
 
+pytestmark = pytest.mark.unit
+
 
 class Sink:
     def __init__(self):

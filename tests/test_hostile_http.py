@@ -11,11 +11,13 @@ import pytest
 
 from app.main import create_app
 from app.settings import Settings
-from tests.conftest import copy_snippets
 from tests.live import ThreadedServer
 from tests.sandbox.corpus import context_setup, load_corpus
 from tests.sandbox.support import SECRET, job_uids, leftover_processes, settled_status
 from tests.sandbox.test_corpus import PWNED, World, _sandbox_owned_files
+from tests.servers import copy_snippets
+
+pytestmark = pytest.mark.server
 
 TOKEN = "hostile-test-token"
 BEARER = {"authorization": f"Bearer {TOKEN}"}

@@ -14,7 +14,7 @@ import pytest
 from app.learn.drills import random_drill
 from app.settings import PROJECT_DIR
 from app.snippets.library import SnippetLibrary
-from tests.conftest import start_server
+from tests.servers import start_server
 from tests.site_client import own_site
 from tests.teach_helpers import TOKEN, snippet_text
 

@@ -15,6 +15,8 @@ from app.settings import PROJECT_DIR, Settings, wrong_settings
 from app.web.language import accepted, chosen
 from tests.site_client import SiteClient
 
+pytestmark = pytest.mark.server
+
 DRILL = "/s/mlm-online-softmax/drill?rate=20&seed=5"
 
 

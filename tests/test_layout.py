@@ -12,6 +12,8 @@ import pytest
 
 from app.settings import PROJECT_DIR
 
+pytestmark = pytest.mark.server
+
 APP = PROJECT_DIR / "app"
 PACKAGES = sorted(p.parent.name for p in APP.glob("*/__init__.py"))
 

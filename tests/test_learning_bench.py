@@ -4,6 +4,7 @@ import math
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
+import pytest
 from fsrs import Card, Rating, Scheduler
 
 from app.memory.policy import CHOSEN
@@ -11,6 +12,8 @@ from bench.learning.models import ACTR, FSRS6, HLR, fsrs_next, fsrs_recall
 from bench.learning.regimes import REGIMES, Regime
 from bench.learning.runs import drills
 from bench.learning.sim import run_pair
+
+pytestmark = pytest.mark.unit
 
 
 def test_fsrs6_curve_passes_its_published_points_and_updates_as_the_fsrs_package():

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from app.settings import PROJECT_DIR
-from tests.conftest import start_server
+from tests.servers import start_server
 from tests.site_client import own_site
 from tests.teach_helpers import TOKEN, snippet_text
 

@@ -7,6 +7,8 @@ from markupsafe import Markup
 
 from app.web.markdown import pygments_css, render_markdown
 
+pytestmark = pytest.mark.unit
+
 # Formulas as the Flash Attention course writes them.
 INLINE = [
     r"S=Q{K}^T/\sqrt{d}\to P=\text{softmax}(S)\to O=PV",

@@ -6,6 +6,7 @@ snippet in one batch (it must build on the first) and practice after "reveal all
 import random
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from sqlalchemy import insert, select
 
 from app.classes.fold import fold
@@ -19,6 +20,8 @@ from app.memory.record import attempt_record
 from app.memory.tables import cards, learners, models, tokens
 from app.settings import PROJECT_DIR
 from app.snippets.library import SnippetLibrary
+
+pytestmark = pytest.mark.server
 
 TABLES = (attempts, cards, tokens, models, activity, spans, answers)
 LEARNERS = ("a" * 32, "b" * 32, "c" * 32)

@@ -3,6 +3,7 @@
 import os
 import re
 
+import pytest
 from itsdangerous import Signer
 
 from app.main import create_app
@@ -10,6 +11,8 @@ from app.settings import Settings
 from tests.helpers import attempts_of as stored_attempts
 from tests.memory_helpers import learner_of, practise, send_cookie
 from tests.site_client import SiteClient
+
+pytestmark = pytest.mark.app
 
 
 def attempts_of(client, learner):

@@ -4,12 +4,15 @@ import csv
 import io
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from sqlalchemy import update
 
 from app.memory.summary import due_list
 from app.memory.tables import cards, tokens
 from tests.helpers import attempts_of
 from tests.memory_helpers import SNIPPET, card_row, learner_of, practise
+
+pytestmark = pytest.mark.app
 
 
 def time_passes(client, days: float) -> None:

@@ -3,6 +3,7 @@
 import re
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from fsrs import Rating
 from sqlalchemy import select
 
@@ -10,6 +11,8 @@ from app.db.tables import attempts
 from app.memory.schedule import snippet_rating
 from tests.helpers import responses_of, right_answers
 from tests.memory_helpers import card_row, learner_of, practise, token_rows
+
+pytestmark = pytest.mark.app
 
 
 def last_attempt(client):

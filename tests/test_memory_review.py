@@ -4,6 +4,8 @@ import asyncio
 import random
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from app.db.records import AttemptRecord
 from app.db.snippet_rows import SnippetRows
 from app.engine.mask import blank_count, random_mask
@@ -15,6 +17,8 @@ from app.memory.state import TokenMemory
 from app.memory.versions import version_map
 from tests.helpers import attempts_of, input_names
 from tests.memory_helpers import SNIPPET, practise, token_rows
+
+pytestmark = pytest.mark.app
 
 NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)
 

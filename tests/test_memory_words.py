@@ -5,12 +5,16 @@ from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 from zoneinfo import ZoneInfo
 
+import pytest
+
 from app.memory.due import code_due, falls_below, threshold
 from app.memory.fsrs6 import recall
 from app.memory.learner_model import scheduler_for
 from app.memory.update import spaced_recall
 from app.web.zone import shown_time, zone_named
 from tests.memory_helpers import SNIPPET, practise
+
+pytestmark = pytest.mark.app
 
 NOW = datetime(2027, 1, 4, 9, tzinfo=UTC)
 

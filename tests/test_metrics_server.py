@@ -10,8 +10,8 @@ import pytest
 from app.learn.drills import random_drill
 from app.settings import PROJECT_DIR
 from app.snippets.library import SnippetLibrary
-from tests.conftest import free_port, start_server
 from tests.metrics_helpers import samples, value
+from tests.servers import free_port, start_server
 from tests.site_client import own_site
 
 pytestmark = pytest.mark.server

@@ -5,6 +5,7 @@ import sqlite3
 import subprocess
 import sys
 
+import pytest
 from alembic import command
 from sqlalchemy import create_engine, inspect
 
@@ -15,6 +16,8 @@ from app.snippets.parse import version_of
 from tests.helpers import attempts_of
 from tests.site_client import SiteClient
 from tests.teach_helpers import TOKEN, snippet_text
+
+pytestmark = pytest.mark.server
 
 BEARER = {"authorization": f"Bearer {TOKEN}"}
 

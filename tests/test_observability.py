@@ -22,6 +22,8 @@ from tests.site_client import SiteClient
 from tests.test_durability import locked
 from tests.test_resilience import endless_exercise
 
+pytestmark = pytest.mark.server
+
 JSON = {"accept": "application/json"}
 SNIPPET = "mlm-online-softmax"
 URL = f"/s/{SNIPPET}/drill"

@@ -2,9 +2,13 @@ import json
 import re
 from html import unescape
 
+import pytest
+
 from app.engine.tokens import eligible_spans
 from tests.helpers import EXERCISES, attempts_of, drill_form, input_names, right_answers
 from tests.site_client import SiteClient
+
+pytestmark = pytest.mark.app
 
 
 def is_blank(key: str) -> bool:

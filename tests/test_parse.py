@@ -10,7 +10,9 @@ from app.snippets.library import SnippetLibrary
 from app.snippets.parse import parse_snippet
 from app.snippets.places import file_line_of
 from app.snippets.validate import file_line
-from tests.conftest import SNIPPETS
+from tests.servers import SNIPPETS
+
+pytestmark = pytest.mark.app
 
 GOOD = """---
 title: T

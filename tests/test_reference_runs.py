@@ -12,6 +12,8 @@ import pytest
 from app.settings import PROJECT_DIR
 from app.snippets.library import SnippetLibrary
 
+pytestmark = pytest.mark.server
+
 RUNNER = """
 import json, os, sys, traceback
 import torch

@@ -19,7 +19,7 @@ from app.learn.rejudging import recent, rejudge
 from app.memory.tables import cards, tokens
 from app.snippets.parse import parse_snippet
 
-pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning")
+pytestmark = [pytest.mark.server, pytest.mark.filterwarnings("ignore::ResourceWarning")]
 TEXT = "---\ntitle: t\nsummary: s\nlevel: 1\n---\n\n```python\ndef f(x, y):\n    return x * y\n```\n\n```python check\nassert f(2, 3) == 6\n```\n"
 SNIPPET = parse_snippet(TEXT, "times")
 X, TIMES = [s.index for s in eligible_spans(SNIPPET.code) if s.text in ("x", "*")][-2:]  # in `return x * y`

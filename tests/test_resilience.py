@@ -12,6 +12,8 @@ from app.settings import Settings
 from tests.helpers import drill_form
 from tests.live import ThreadedServer
 
+pytestmark = pytest.mark.server
+
 JSON = {"accept": "application/json"}
 
 

@@ -2,6 +2,7 @@
 
 from datetime import UTC
 
+import pytest
 from sqlalchemy import select
 
 from app.engine.tokens import DEFAULT_KINDS
@@ -10,6 +11,8 @@ from app.memory.learner_model import learner_model
 from app.memory.tables import models
 from tests.helpers import input_names
 from tests.memory_helpers import SNIPPET, learner_of, practise
+
+pytestmark = pytest.mark.app
 
 
 def review_location(client, unit: str, rate: int = 20) -> str:

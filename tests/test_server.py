@@ -57,7 +57,7 @@ def test_the_generated_teacher_login_is_logged_as_a_full_url_that_signs_in(tmp_p
     import http.cookiejar
     import threading
 
-    from tests.conftest import start_server
+    from tests.servers import start_server
 
     proc, url = start_server(
         tmp_path / "data", subprocess.PIPE, CODECLOZE_TEACHER_TOKEN=None, CODECLOZE_LOG_LEVEL="WARNING"
@@ -104,7 +104,7 @@ def test_listening_urls_are_read_from_this_process_sockets_without_leaking_any()
 
 
 def test_the_teacher_login_line_is_news_not_a_warning(tmp_path):
-    from tests.conftest import start_server
+    from tests.servers import start_server
 
     proc, _url = start_server(
         tmp_path / "data", subprocess.PIPE, CODECLOZE_TEACHER_TOKEN=None, CODECLOZE_LOG_LEVEL="INFO"

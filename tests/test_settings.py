@@ -10,6 +10,8 @@ from pydantic import ValidationError
 
 from app.settings import PROJECT_DIR, Settings, wrong_settings
 
+pytestmark = pytest.mark.unit
+
 REFUSED = [
     ({"language": "fr"}, "CODECLOZE_LANGUAGE='fr': not one of zh, en"),
     (

@@ -13,6 +13,8 @@ from app.memory.schedule import Reviewed
 from app.memory.tables import models, tokens
 from tests.helpers import run_python
 
+pytestmark = pytest.mark.server
+
 
 @pytest.fixture
 def store(database_url):

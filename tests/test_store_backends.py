@@ -16,7 +16,7 @@ from app.db.tables import attempts
 from app.learn.recording import attempt_store, rate_response, record_attempt
 from tests.helpers import attempts_of, responses_of
 
-pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning")
+pytestmark = [pytest.mark.server, pytest.mark.filterwarnings("ignore::ResourceWarning")]
 
 
 def record(learner: str = "a" * 32, seed: int = 1, **extra) -> AttemptRecord:

@@ -12,6 +12,8 @@ from app.snippets.mutants import PER_POSITION
 from app.snippets.parse import parse_snippet
 from app.snippets.strength import NOT_RUN, check_strength, mutants
 
+pytestmark = pytest.mark.server
+
 CODE = '''import math
 
 def norm(v, p=2):

@@ -10,6 +10,8 @@ import pytest
 
 from tests.teach_helpers import TOKEN
 
+pytestmark = pytest.mark.server
+
 BEARER = {"authorization": f"Bearer {TOKEN}"}
 TYPED = '''---
 title: Typed
@@ -73,7 +75,7 @@ def complete(url: str, snippet_id: str, version: str, timeout: float = 120) -> d
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
-    from tests.conftest import running_server
+    from tests.servers import running_server
 
     with running_server(tmp_path_factory.mktemp("strength"), CODECLOZE_TEACHER_TOKEN=TOKEN) as url:
         yield url

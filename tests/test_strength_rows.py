@@ -9,7 +9,7 @@ import pytest
 from app.db import strength_rows
 from app.db.store import Store
 
-pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning")
+pytestmark = [pytest.mark.server, pytest.mark.filterwarnings("ignore::ResourceWarning")]
 JUDGED = {"tested": [3, 7], "survivors": {"7": ["y"]}}
 
 

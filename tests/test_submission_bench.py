@@ -1,9 +1,13 @@
 """The submission benchmarks run end to end, shortly: the writer alone on real attempts, and a
 profile through a real uvicorn with py-spy (bench/RESULTS.md records their long runs)."""
 
+import pytest
+
 from bench.submission_profile import bodies, top
 from bench.write_cpu import commit_floor_ms, cpu_ms_per_attempt
 from tests.helpers import run_python
+
+pytestmark = pytest.mark.server
 
 
 def test_the_writer_benchmark_writes_batches_of_real_attempts_and_folds_them():

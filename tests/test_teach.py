@@ -9,10 +9,12 @@ from app.settings import Settings
 from tests.site_client import SiteClient
 from tests.teach_helpers import TOKEN, login, snippet_text, stored_text, upload
 
+pytestmark = pytest.mark.app
+
 
 @pytest.fixture
-def settings(tmp_path):
-    return Settings(data_dir=tmp_path / "data", execution=False, use_cdn=False, teacher_token=TOKEN)
+def settings(data_dir):
+    return Settings(data_dir=data_dir, execution=False, use_cdn=False, teacher_token=TOKEN)
 
 
 def test_learner_pages_need_no_login_but_the_teacher_area_does(client):

@@ -7,6 +7,8 @@ from app.settings import Settings
 from tests.site_client import SiteClient
 from tests.teach_helpers import TOKEN, login, snippet_text, stored_text, upload
 
+pytestmark = pytest.mark.app
+
 
 @pytest.fixture(scope="module")
 def teacher(tmp_path_factory):

@@ -6,11 +6,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from babel.messages.pofile import read_po
 
 from app import i18n
 from app.i18n.catalogs import compile_stale, stale
 from app.settings import PROJECT_DIR
+
+pytestmark = pytest.mark.server
 
 EN_PO = PROJECT_DIR / "app/i18n/locale/en/LC_MESSAGES/messages.po"
 PLACEHOLDER = re.compile(r"%\(\w+\)[sdr]|%%")

@@ -8,9 +8,11 @@ import time
 import httpx
 import pytest
 
-from tests.conftest import running_server
 from tests.helpers import drill_form
+from tests.servers import running_server
 from tests.teach_helpers import TOKEN
+
+pytestmark = pytest.mark.server
 
 EVIL = "http://evil.example"
 SNIPPET = "mlm-online-softmax"

@@ -2,10 +2,14 @@
 
 import time
 
+import pytest
+
 from app.main import create_app
 from app.settings import Settings
 from tests.site_client import SiteClient
 from tests.teach_helpers import TOKEN, snippet_text
+
+pytestmark = pytest.mark.server
 
 BEARER = {"authorization": f"Bearer {TOKEN}", "content-type": "text/markdown"}
 

@@ -2,6 +2,7 @@
 
 import ast
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -11,6 +12,8 @@ from app.engine.tokens import KINDS, candidate_spans, eligible_spans, token_sequ
 from app.engine.units import SPAN_MAX, line_pieces
 from app.learn.drills import parse_kinds, random_drill
 from tests.test_engine import SNIPPETS
+
+pytestmark = pytest.mark.unit
 
 KIND_SETS = st.sets(st.sampled_from(KINDS), min_size=1).map(lambda s: tuple(k for k in KINDS if k in s))
 MASKS = dict(

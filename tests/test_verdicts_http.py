@@ -88,7 +88,7 @@ assert y.shape == (3, 5, 4) and torch.equal(y[:, :, :2], x[:, 0])
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
-    from tests.conftest import running_server
+    from tests.servers import running_server
 
     data = tmp_path_factory.mktemp("verdicts")
     with running_server(data, CODECLOZE_TEACHER_TOKEN=TOKEN) as url:
@@ -305,7 +305,7 @@ def test_a_fresh_servers_first_verdict_on_a_bundled_exercise_is_its_verdict_a_mi
     """练习 4's `q_i @ k_j.T / d ** 0.5`: the same answer, the same verdict, from the first request on."""
     from app.learn.drills import fixed_drill
     from app.settings import PROJECT_DIR
-    from tests.conftest import running_server
+    from tests.servers import running_server
 
     snippet = parse_snippet((PROJECT_DIR / "snippets" / "ex4-flash-forward.md").read_text(), "ex4-flash-forward")
     answers = {h.key: h.answer for h in fixed_drill(snippet).holes}

@@ -1,6 +1,10 @@
 """The web benchmarks' load is what their tables say: a returning learner's submissions."""
 
+import pytest
+
 from tests.helpers import run_python
+
+pytestmark = pytest.mark.server
 
 # In a process of its own: bench.web_app sets the secret key its load signs with.
 RETURNING = """

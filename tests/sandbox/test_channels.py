@@ -3,8 +3,12 @@ at the same time cannot find (file locks, paths, unix sockets, SysV/POSIX IPC, h
 
 import asyncio
 
+import pytest
+
 from tests.sandbox.channels import NOTHING_LEARNED, RECEIVER, SENDER
 from tests.sandbox.support import job
+
+pytestmark = pytest.mark.server
 
 
 async def _side_by_side(sandbox, sender: str, receiver: str):

@@ -12,6 +12,8 @@ import pytest
 from tests.sandbox.corpus import context_setup, load_corpus
 from tests.sandbox.support import world_writable_dir
 
+pytestmark = pytest.mark.server
+
 CORPUS = load_corpus()
 PWNED = Path("/var/tmp/codecloze-pwned")  # the fixed path some cases try to create
 SHARED_DIRS = ("/tmp", "/var/tmp", "/dev/shm")

@@ -9,6 +9,8 @@ from app.sandbox import Limits, Sandbox
 from tests.sandbox.corpus import load_corpus
 from tests.sandbox.support import job
 
+pytestmark = pytest.mark.server
+
 HOSTILE = dict((name, source) for name, source, _ in load_corpus())["busy_children_new_sessions"]
 HONEST = "import time\nstart = time.process_time()\nwhile time.process_time() - start < 0.8:\n    pass\nx = 1"
 

@@ -18,6 +18,8 @@ from app.sandbox import Sandbox
 from tests.sandbox.corpus import context_setup, load_corpus
 from tests.sandbox.support import TEST_LIMITS, Runner
 
+pytestmark = pytest.mark.server
+
 CASES = {name: source for name, source, _ in load_corpus()}
 NAMESPACES = ("pid_namespace", "net_namespace", "ipc_namespace", "mount_namespace")
 needs_root = pytest.mark.skipif(

@@ -8,7 +8,11 @@ import sys
 import threading
 import time
 
+import pytest
+
 from app.sandbox.ending import all_exiting, exiting, kill_processes
+
+pytestmark = pytest.mark.server
 
 SPIN = "import time\nwhile True: time.sleep(0.01)"
 

@@ -9,6 +9,8 @@ from app.sandbox import SandboxBusy
 from app.sandbox.fairness import FairQueue, IdMinting
 from tests.sandbox.support import job
 
+pytestmark = pytest.mark.server
+
 SLOW = "import time\ntime.sleep(1.2)"
 
 

@@ -5,12 +5,15 @@ always be sent on and rendered as UTF-8."""
 import json
 import struct
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.sandbox import framing, reports
 from app.sandbox.outcome import outcome
 from app.sandbox.types import Limits
+
+pytestmark = pytest.mark.unit
 
 LIMITS = Limits().as_dict()
 JOB_PIPE_LIMIT = 1 << 20  # what process.JobProcess allows per frame

@@ -14,6 +14,8 @@ from app.sandbox import Sandbox, SandboxBusy, SandboxUnavailable
 from app.sandbox.status import descendants
 from tests.sandbox.support import TEST_LIMITS, job
 
+pytestmark = pytest.mark.server
+
 ROOT = Path(__file__).resolve().parents[2]
 PASSING = job("x = 1", check="assert x == 1")
 

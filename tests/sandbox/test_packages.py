@@ -7,6 +7,8 @@ import pytest
 
 from app.sandbox import packages
 
+pytestmark = pytest.mark.server
+
 
 def _plain(dist: metadata.Distribution) -> set[str]:
     """The first part of every file, as importlib.metadata itself lists them."""

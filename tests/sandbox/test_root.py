@@ -16,6 +16,8 @@ from app.sandbox.runtime import needed_paths
 from app.settings import PROJECT_DIR, Settings
 from tests.sandbox.support import TEST_LIMITS, job, world_writable_dir
 
+pytestmark = pytest.mark.server
+
 LOOK_AROUND = """
 import os
 top = sorted(os.listdir('/'))

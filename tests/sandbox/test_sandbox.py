@@ -7,6 +7,8 @@ import pytest
 
 from tests.sandbox.support import TEST_LIMITS
 
+pytestmark = pytest.mark.server
+
 
 def test_passed_and_stdout_captured(runner):
     verdict = runner.run("x = 41 + 1\nprint('answer', x)", setup="import math", check="assert x == 42")

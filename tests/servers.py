@@ -1,0 +1,82 @@
+"""Real servers for the tests and the benchmarks: a free port, `uvicorn app.main:app` in a subprocess
+configured through its environment, and a private copy of the bundled snippets."""
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from app.settings import PROJECT_DIR
+
+SNIPPETS = PROJECT_DIR / "snippets"
+
+
+def copy_snippets(folder: Path) -> Path:
+    """A private copy of the bundled snippets that a test may change."""
+    target = folder / "snippets"
+    shutil.copytree(SNIPPETS, target)
+    return target
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_server(data_dir: Path, output=None, **env: str | None):
+    """`uvicorn app.main:app` in a subprocess, configured only through the environment
+    (a setting given as None is left unset, so the app's default applies). Its output goes to a
+    file, or to `output` (subprocess.PIPE for a test that reads it, and so keeps it flowing)."""
+    port = free_port()
+    # No CDN: a parser-blocking script waiting on DNS for an unreachable host makes page loads
+    # as slow as the resolver (CDN mode and its fallback have their own test in test_assets).
+    environ = {**os.environ, "CODECLOZE_DATA_DIR": str(data_dir), "CODECLOZE_USE_CDN": "false", **env}
+    environ = {name: value for name, value in environ.items() if value is not None}
+    # The server's output goes to a file: a pipe nobody reads fills with its access log after a few
+    # hundred requests, and then every write, so every request, blocks the server for good.
+    log = tempfile.TemporaryFile()
+    # --no-proxy-headers: uvicorn would take X-Forwarded-For from any local peer (the app reads it itself)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(port), "--no-proxy-headers"],
+        cwd=PROJECT_DIR,
+        env=environ,
+        stdout=output or log,
+        stderr=subprocess.STDOUT,
+    )
+    with log:  # the server holds its own descriptor
+        return proc, _started(proc, port, log)
+
+
+def _started(proc, port: int, log) -> str:
+    """The server's URL once it answers; what it printed if it stopped."""
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(url + "/healthz", timeout=1)
+            return url
+        except OSError:
+            if proc.poll() is not None:
+                log.seek(0)
+                raise RuntimeError((proc.stdout or log).read().decode()) from None
+            time.sleep(0.2)
+    proc.kill()
+    raise RuntimeError("server did not start")
+
+
+@contextlib.contextmanager
+def running_server(data_dir: Path, **env: str | None):
+    """`start_server`, stopped when the block ends; yields its URL."""
+    proc, url = start_server(data_dir, **env)
+    try:
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(10)
