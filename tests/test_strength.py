@@ -243,3 +243,47 @@ def test_mutants_beyond_the_budget_are_not_run_not_caught(box):
     assert 0 < report.total_run < len(report.results) and not_run
     assert not any(r.caught for r in not_run) and not report.complete
     assert all(p.state == "untested" for p in report.positions if any(r.status == NOT_RUN for r in p.results))
+
+
+# Codes as mutants might be: passing, failing the check, raising, exiting, hanging, leaving state
+# behind for the next one, printing, allocating without end.
+ODD_CODES = [
+    "def f(x):\n    return x + 1\n",
+    "def f(x):\n    return x - 1\n",
+    "def f(x):\n    return x +\n",  # a syntax error
+    "def f(x):\n    return undefined + x\n",
+    "import sys\nsys.exit(3)\ndef f(x):\n    return x + 1\n",
+    "def f(x):\n    while True:\n        pass\n",
+    "import os\nos._exit(0)\n",
+    "import torch\ntorch.set_grad_enabled(False)\nshared.append(1)\ndef f(x):\n    return x + 1\n",
+    "print('x' * 100000)\ndef f(x):\n    return x + 1\n",
+    "def f(x):\n    return [0] * (1 << 40)\n",
+    "def f(x):\n    return x + 1\n",
+]
+ODD_CHECK = "import torch\nassert torch.is_grad_enabled() and shared == [1] * len(shared) and f(1) == 2\n"
+
+
+def test_a_batch_of_mutants_gives_each_the_status_a_job_of_its_own_gives(box):
+    """Many mutants per job is only a way to run them: a hang, an exit or a crash in a batch leaves
+    the others' statuses as they are alone, and no mutant sees what the one before it left."""
+    from app.snippets import strength
+    from app.snippets.jobs import job_for
+
+    odd = parse_snippet(
+        snippet_text("def f(x):\n    return x + 1\n", ODD_CHECK).replace(
+            "```python\n", "```python setup\nshared = []\n```\n\n```python\n", 1
+        ),
+        "odd",
+    )
+    todo = [SimpleNamespace(code=code) for code in ODD_CODES]
+    seen = []
+
+    async def run(job, steps=1):
+        return await box.sandbox.run(job)
+
+    batched = box.run(strength._statuses(odd, todo, run, SimpleNamespace(skip=seen.append)))
+    alone = [box.run(box.sandbox.run(job_for(odd, code))).status for code in ODD_CODES]
+    assert batched == alone
+    assert alone[0] == alone[8] == alone[10] == "passed" and alone[1] == alone[7] == "failed"
+    assert alone[5] == "timeout" and alone[9] == "memory" and alone[2:5] == ["error"] * 3
+    assert sum(seen) >= 5  # those before the hang were reported by their batch

@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass
 
 from ..sandbox.types import SandboxBusy, SandboxUnavailable
+from . import batches
 from .equivalence import observed_job, same_observation
 from .hints import reasons
 from .jobs import job_for
@@ -116,17 +117,42 @@ async def check_strength(
     slots = asyncio.Semaphore(getattr(sandbox, "workers", None) or 4)
     progress = _Progress(on_progress, len(todo))
 
-    async def run(job, counted: bool = True):
+    async def run(job, steps: int = 1):
         async with slots:
             verdict = await _verdict(sandbox, job, deadline)
-        if counted:
-            progress.step()
+        progress.skip(steps)
         return verdict
 
-    verdicts = await asyncio.gather(*(run(job_for(snippet, m.code)) for m in todo))
-    results = [MutantResult(m, v.status if v else NOT_RUN) for m, v in zip(todo, verdicts)]
+    statuses = await _statuses(snippet, todo, run, progress)
+    results = [MutantResult(m, status or NOT_RUN) for m, status in zip(todo, statuses)]
     results, failures = await _hints(snippet, results, run, progress)
     return StrengthReport(tuple(results), time.monotonic() - started, _positions(snippet, results), failures)
+
+
+async def _statuses(snippet: Snippet, todo: list[Mutant], run, progress) -> list[str | None]:
+    """Each mutant's status: in batches of many per job, and alone for any its batch left unreported
+    (a limit reached, a crash), so that each status is the one a job of its own gives. The batches'
+    size follows the pace measured: the reference alone (an upper bound, fork and all), then a
+    first batch."""
+
+    async def batch(chunk: list[Mutant]):
+        verdict = await run(batches.batch_job(snippet, [m.code for m in chunk]), 0)
+        statuses = batches.batch_statuses(verdict, len(chunk))
+        progress.skip(sum(s is not None for s in statuses))
+        return statuses, verdict
+
+    reference = await run(job_for(snippet, snippet.code), 0)
+    first = todo[: batches.batch_size(reference and reference.seconds)]
+    statuses, verdict = await batch(first) if first else ([], None)
+    pace = verdict.seconds / len(first) if verdict and verdict.passed else None
+    rest, size = todo[len(first) :], batches.batch_size(pace)
+    found = await asyncio.gather(*(batch(rest[i : i + size]) for i in range(0, len(rest), size)))
+    statuses += [s for chunk, _ in found for s in chunk]
+    alone = [i for i, status in enumerate(statuses) if status is None]
+    verdicts = await asyncio.gather(*(run(job_for(snippet, todo[i].code)) for i in alone))
+    for i, verdict in zip(alone, verdicts):
+        statuses[i] = verdict.status if verdict else None
+    return statuses
 
 
 async def _hints(snippet: Snippet, results: list[MutantResult], run, progress) -> tuple[list, tuple[dict, ...]]:
@@ -186,10 +212,6 @@ def _positions(snippet: Snippet, results: list[MutantResult]) -> tuple[Position,
 class _Progress:
     def __init__(self, report, total: int):
         self.report, self.done, self.total = report, 0, total
-        self._say()
-
-    def step(self) -> None:
-        self.done += 1
         self._say()
 
     def skip(self, n: int) -> None:
