@@ -132,6 +132,20 @@ def test_the_cli_with_the_broken_file_saves_nothing_and_prints_its_problems(cour
     assert uploaded(course["url"]) == []
 
 
+def test_the_cli_refuses_a_folder_with_a_symbolic_link_and_reads_nothing_it_points_to(course, tmp_path):
+    folder = tmp_path / "linked"
+    folder.mkdir()
+    (folder / "fresh-one.md").write_text((PROJECT_DIR / "snippets" / "mlm-online-softmax.md").read_text())
+    secret = tmp_path / "secret.txt"
+    secret.write_text("first line of a file outside the course\n")
+    (folder / "link.md").symlink_to(secret)
+    before = uploaded(course["url"])
+    done = cli(course, str(folder))
+    assert done.returncode == 2 and "link.md" in done.stderr and "符号链接" in done.stderr, done.stderr
+    assert "outside the course" not in done.stdout + done.stderr
+    assert uploaded(course["url"]) == before
+
+
 def test_without_the_broken_file_the_cli_saves_all_and_the_home_page_follows_the_index(course):
     (course["folder"] / "broken.md").unlink()
     done = cli(course, str(course["folder"]), "--publish")
@@ -178,6 +192,46 @@ def bomb() -> bytes:
     return out.getvalue()
 
 
+def zip_of(*infos: tuple[zipfile.ZipInfo, bytes]) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for info, data in infos:
+            archive.writestr(info, data)
+    return out.getvalue()
+
+
+def utf8_flagged_name_that_is_not_utf8() -> bytes:
+    # A name beyond ASCII gets the "this name is UTF-8" flag; then its bytes are made not UTF-8.
+    return zip_of((zipfile.ZipInfo("\xe9-zz.md"), b"---\n")).replace("\xe9-zz.md".encode(), b"\xff\xfe-zz.md")
+
+
+def zip_symlink() -> bytes:
+    info = zipfile.ZipInfo("course/link.md")
+    info.external_attr = (0o120777) << 16  # S_IFLNK: the member is a link to its content's path
+    return zip_of((info, b"/etc/passwd"))
+
+
+def latin1_tar(folder: Path) -> bytes:
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w", format=tarfile.GNU_FORMAT, encoding="latin-1") as archive:
+        archive.add(folder / "fresh-one.md", "\xe9t\xe9.md")
+    return out.getvalue()
+
+
+def damaged(data: bytes) -> bytes:
+    """The stream's middle overwritten: its header still says what it is."""
+    middle = len(data) // 2
+    return data[:middle] + bytes(64) + data[middle + 64 :]
+
+
+def compressed_tar(folder: Path, mode: str) -> bytes:
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode=mode) as archive:
+        for n in range(4):  # large enough that the damage falls inside the compressed data
+            archive.add(PROJECT_DIR / "snippets" / "ex4-flash-forward.md", f"copy-{n}.md")
+    return out.getvalue()
+
+
 @pytest.mark.parametrize(
     "data, words",
     [
@@ -186,6 +240,29 @@ def bomb() -> bytes:
         (lambda f: bomb(), "上限是 256 KB"),
         (lambda f: b"not an archive at all", "不是 zip 或 tar"),
         (lambda f: zipped(f, {f"many/{n}.txt": b"" for n in range(250)}), "超过 200 个"),
+        (lambda f: zip_of(*((zipfile.ZipInfo(f"d{n}/"), b"") for n in range(250))), "超过 200 个"),
+        (lambda f: utf8_flagged_name_that_is_not_utf8(), "zip 压缩包读不出来"),
+        (lambda f: latin1_tar(f), "不是 UTF-8"),
+        (lambda f: zip_symlink(), "不是普通文件"),
+        (lambda f: damaged(zipped(f)), "读不出来"),
+        (lambda f: damaged(compressed_tar(f, "w:gz")), "读不出来"),
+        (lambda f: damaged(compressed_tar(f, "w:bz2")), "读不出来"),
+        (lambda f: damaged(compressed_tar(f, "w:xz")), "读不出来"),
+    ],
+    ids=[
+        "dot-dot",
+        "absolute",
+        "bomb",
+        "not-an-archive",
+        "250-members",
+        "250-directories",
+        "utf8-flag-not-utf8",
+        "tar-name-not-utf8",
+        "zip-symlink",
+        "zip-deflate-damaged",
+        "gzip-damaged",
+        "bz2-damaged",
+        "xz-damaged",
     ],
 )
 def test_hostile_archives_are_refused_whole(course, tmp_path, data, words):

@@ -1,5 +1,6 @@
 """A course at once through the JSON API: `POST /api/import` with a zip or tar of `.md` files."""
 
+import asyncio
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -59,7 +60,7 @@ async def import_archive(
         request, MAX_ARCHIVE_BYTES, _("压缩包太大（上限 %(mb)s MB）。", mb=MAX_ARCHIVE_BYTES >> 20)
     )
     try:
-        files = read_archive(data)
+        files = await asyncio.to_thread(read_archive, data)  # decompressing is no work for the event loop
     except ArchiveRefused as err:
         return JSONResponse({"saved": False, "error": list(err.args[0])}, status_code=422)
     report = await import_course(

@@ -9,8 +9,10 @@ import bz2
 import gzip
 import io
 import lzma
+import stat
 import tarfile
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -21,6 +23,9 @@ from .files import MAX_BYTES
 from .frontmatter import split_front_matter
 
 INDEX = "_index.md"
+DIRECTORY = object()  # what a directory member reads as: counted, never read
+# What a damaged archive or stream raises while it is read, besides the archive modules' own errors.
+_UNREADABLE = (OSError, EOFError, ValueError, RuntimeError, NotImplementedError, zlib.error, lzma.LZMAError)
 MAX_FILES = 200
 MAX_TOTAL = 16 << 20  # bytes of all members together, decompressed
 
@@ -81,7 +86,10 @@ def _sections(raw, problems: list[Problem]) -> tuple[Section, ...]:
 
 def read_dir(folder: Path) -> dict[str, bytes]:
     """Every `*.md` of a folder (not its subfolders), by file name; read at most one byte past
-    the limit, so the size check stays cheap."""
+    the limit, so the size check stays cheap. A symbolic link is refused, never followed."""
+    links = [path.name for path in sorted(folder.glob("*.md")) if path.is_symlink()]
+    if links:
+        raise ArchiveRefused([_("%(name)s 是符号链接，不会被读取。", name=name) for name in links])
     out = {}
     for path in sorted(folder.glob("*.md")):
         if path.is_file():
@@ -106,11 +114,14 @@ def _zip_members(data: bytes):
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             for info in archive.infolist():
                 if info.is_dir():
-                    continue
-                with archive.open(info) as member:
-                    yield info.filename, member.read(MAX_BYTES + 1)
-    except (zipfile.BadZipFile, NotImplementedError, RuntimeError, EOFError, OSError) as err:
-        raise ArchiveRefused([_("zip 压缩包读不出来：%(err)s", err=str(err)[:200])]) from None
+                    yield info.filename, DIRECTORY
+                elif stat.S_ISLNK(info.external_attr >> 16):  # a link is never read as a file
+                    yield info.filename, None
+                else:
+                    with archive.open(info) as member:
+                        yield info.filename, member.read(MAX_BYTES + 1)
+    except (zipfile.BadZipFile, *_UNREADABLE) as err:
+        raise ArchiveRefused([_("zip 压缩包读不出来：%(err)s", err=_printable(str(err))[:200])]) from None
 
 
 def _decompressed(data: bytes) -> bytes:
@@ -122,8 +133,8 @@ def _decompressed(data: bytes) -> bytes:
     try:
         with opener(io.BytesIO(data)) as stream:
             plain = stream.read(limit + 1)
-    except (OSError, EOFError, ValueError) as err:
-        raise ArchiveRefused([_("压缩包读不出来：%(err)s", err=str(err)[:200])]) from None
+    except _UNREADABLE as err:
+        raise ArchiveRefused([_("压缩包读不出来：%(err)s", err=_printable(str(err))[:200])]) from None
     if len(plain) > limit:
         raise ArchiveRefused([_("压缩包解压后超过 %(mb)s MB。", mb=MAX_TOTAL >> 20)])
     return plain
@@ -137,23 +148,37 @@ _COMPRESSED = (
 
 
 def _tar_members(data: bytes):
-    with tarfile.open(fileobj=io.BytesIO(_decompressed(data)), mode="r:") as archive:
-        for info in archive:
-            if info.isdir():
-                continue
-            if not info.isfile():  # links, devices, fifos: never followed
-                yield info.name, None
-                continue
-            member = archive.extractfile(info)
-            yield info.name, member.read(MAX_BYTES + 1) if member else b""
+    try:
+        with tarfile.open(fileobj=io.BytesIO(_decompressed(data)), mode="r:") as archive:
+            for info in archive:
+                if info.isdir():
+                    yield info.name, DIRECTORY
+                elif not info.isfile():  # links, devices, fifos: never followed
+                    yield info.name, None
+                else:
+                    member = archive.extractfile(info)
+                    yield info.name, member.read(MAX_BYTES + 1) if member else b""
+    except _UNREADABLE as err:  # a stream damaged after its first blocks
+        raise ArchiveRefused([_("压缩包读不出来：%(err)s", err=_printable(str(err))[:200])]) from None
+
+
+def _printable(text: str) -> str:
+    """A name or message as text any reply can carry: bytes that were not UTF-8 become U+FFFD."""
+    return text.encode("utf-8", "replace").decode("utf-8")
 
 
 def _bounded(members) -> dict[str, bytes]:
     out, problems, total, count = {}, [], 0, 0
-    for name, data in members:
-        count += 1
+    for raw_name, data in members:
+        count += 1  # directories too: 80,000 empty entries are no course
         if count > MAX_FILES:
             raise ArchiveRefused([_("压缩包里的文件超过 %(n)s 个。", n=MAX_FILES)])
+        name = _printable(raw_name)
+        if name != raw_name:
+            problems.append(_("压缩包成员 %(name)s 的名字不是 UTF-8。", name=name[:200]))
+            continue
+        if data is DIRECTORY:
+            continue
         path = PurePosixPath(name.replace("\\", "/"))
         if path.is_absolute() or ".." in path.parts:
             problems.append(_("压缩包成员 %(name)s 的路径不允许（绝对路径或 ..）。", name=name[:200]))

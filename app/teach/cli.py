@@ -78,18 +78,23 @@ def print_report(folder: str, report) -> None:
 
 
 async def _import(args, settings: Settings) -> int:
-    from app.snippets.course import read_dir
+    from app.snippets.course import ArchiveRefused, read_dir
     from app.teach.course_import import import_course
 
     folder = Path(args.folder)
     if not folder.is_dir():
         print(f"{folder}: not a folder", file=sys.stderr)
         return 2
+    try:
+        files = read_dir(folder)
+    except ArchiveRefused as err:
+        print("\n".join(f"{folder}: {problem}" for problem in err.args[0]), file=sys.stderr)
+        return 2
     catalog = _catalog(settings)
     sandbox = await _sandbox(settings, args.no_run)
     try:
         report = await import_course(
-            read_dir(folder), catalog, sandbox=sandbox, packages=settings.package_names, publish=args.publish
+            files, catalog, sandbox=sandbox, packages=settings.package_names, publish=args.publish
         )
     finally:
         if sandbox is not None:
