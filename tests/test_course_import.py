@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import threading
 import time
 import zipfile
 from pathlib import Path
@@ -273,6 +274,33 @@ def test_hostile_archives_are_refused_whole(course, tmp_path, data, words):
     refused = post(course["url"], data(folder))
     assert refused.status_code == 422 and words in refused.text, refused.text[:500]
     assert uploaded(course["url"]) == before
+
+
+def test_an_index_of_many_unknown_ids_is_answered_without_stalling_the_server(course, tmp_path):
+    """1,200 unknown ids in YAML escapes, the file padded to 240 KB: the 20 first named, the rest counted, and
+    /healthz answered meanwhile (the index check searched every line for every id on the event loop:
+    a 50 s stall)."""
+    ids = ", ".join(["plain-unknown"] + [f'"\\x7a{n:04d}"' for n in range(1200)])  # under 16 KB of YAML
+    index = f"---\ntitle: t\nsections:\n  - title: s\n    snippets: [{ids}]\n---\n" + "a line of prose\n" * 15000
+    folder = tmp_path / "many"
+    folder.mkdir()
+    (folder / "fresh-one.md").write_text((PROJECT_DIR / "snippets" / "mlm-online-softmax.md").read_text())
+    data = zipped(folder, {"_index.md": index.encode()})
+    answer: list[httpx.Response] = []
+    importer = threading.Thread(target=lambda: answer.append(post(course["url"], data)))
+    importer.start()
+    waits = []
+    while importer.is_alive():
+        started = time.monotonic()
+        assert httpx.get(f"{course['url']}/healthz", timeout=60).status_code == 200
+        waits.append(time.monotonic() - started)
+        time.sleep(0.05)
+    importer.join()
+    assert answer[0].status_code == 422
+    found = next(f for f in answer[0].json()["files"] if f["file"] == "_index.md")["problems"]
+    assert len(found) == 21 and "1181" in found[-1]["message"]
+    assert found[0]["line"] == 5 and "plain-unknown" in found[0]["message"] and "z0000" in found[1]["message"]
+    assert max(waits) < 5, waits  # a loaded CI machine aside, well under a second
 
 
 def test_import_needs_the_token_and_an_archive_type(course):

@@ -97,5 +97,7 @@ def test_several_workers_refuse_to_start_without_a_shared_secret(tmp_path):
     )
     output = done.stdout + done.stderr
     assert "several workers are starting without CODECLOZE_SECRET_KEY" in output
-    assert output.count("several workers are starting") <= 2  # once per worker, not restarted forever
+    # Once per worker, not restarted forever (the run ends within its timeout); on a loaded machine
+    # the supervisor may restart a worker once before the worker's stop request reaches it.
+    assert output.count("several workers are starting") <= 4
     assert "Traceback" not in output.split("several workers")[0][-400:]
