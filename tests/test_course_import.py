@@ -273,6 +273,7 @@ def test_hostile_archives_are_refused_whole(course, tmp_path, data, words):
     (folder / "fresh-one.md").write_text((PROJECT_DIR / "snippets" / "mlm-online-softmax.md").read_text())
     refused = post(course["url"], data(folder))
     assert refused.status_code == 422 and words in refused.text, refused.text[:500]
+    assert not any("['" in problem for problem in refused.json().get("error", [])), refused.text  # one message each
     assert uploaded(course["url"]) == before
 
 

@@ -87,11 +87,12 @@ def _sections(raw, problems: list[Problem]) -> tuple[Section, ...]:
 def read_dir(folder: Path) -> dict[str, bytes]:
     """Every `*.md` of a folder (not its subfolders), by file name; read at most one byte past
     the limit, so the size check stays cheap. A symbolic link is refused, never followed."""
-    links = [path.name for path in sorted(folder.glob("*.md")) if path.is_symlink()]
+    paths = sorted(folder.glob("*.md"))
+    links = [path.name for path in paths if path.is_symlink()]
     if links:
         raise ArchiveRefused([_("%(name)s 是符号链接，不会被读取。", name=name) for name in links])
     out = {}
-    for path in sorted(folder.glob("*.md")):
+    for path in paths:
         if path.is_file():
             with path.open("rb") as file:
                 out[path.name] = file.read(MAX_BYTES + 1)
@@ -148,8 +149,9 @@ _COMPRESSED = (
 
 
 def _tar_members(data: bytes):
+    plain = _decompressed(data)  # refuses a damaged compressed stream itself
     try:
-        with tarfile.open(fileobj=io.BytesIO(_decompressed(data)), mode="r:") as archive:
+        with tarfile.open(fileobj=io.BytesIO(plain), mode="r:") as archive:
             for info in archive:
                 if info.isdir():
                     yield info.name, DIRECTORY
