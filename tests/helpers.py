@@ -73,12 +73,16 @@ assert value == 0, "value 应为 0"
 """
 
 
-def run_python(*args: str, **env: str) -> subprocess.CompletedProcess:
-    """`python *args` in the project's directory (a benchmark's short run), its output kept; `env`
-    added to the environment. A benchmark's app sizes itself on a few masks (BENCH_SAMPLES)."""
-    environ = {**os.environ, "BENCH_SAMPLES": "10", **env}
+def run_python(*args: str) -> subprocess.CompletedProcess:
+    """`python *args` in the project's directory (a benchmark's short run), its output kept; a
+    benchmark's app sizes itself on a few masks (BENCH_SAMPLES)."""
     return subprocess.run(
-        [sys.executable, *args], cwd=PROJECT_DIR, capture_output=True, text=True, timeout=300, env=environ
+        [sys.executable, *args],
+        cwd=PROJECT_DIR,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "BENCH_SAMPLES": "10"},
     )
 
 

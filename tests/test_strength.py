@@ -281,7 +281,7 @@ def test_a_batch_of_mutants_gives_each_the_status_a_job_of_its_own_gives(box):
     async def run(job, steps=1):
         return await box.sandbox.run(job)
 
-    batched = box.run(strength._statuses(odd, todo, run, SimpleNamespace(skip=seen.append)))
+    batched = box.run(strength._statuses(odd, todo, run, SimpleNamespace(advance=seen.append)))
     alone = [box.run(box.sandbox.run(job_for(odd, code))).status for code in ODD_CODES]
     assert batched == alone
     assert alone[0] == alone[8] == alone[10] == "passed" and alone[1] == alone[7] == "failed"

@@ -120,7 +120,7 @@ async def check_strength(
     async def run(job, steps: int = 1):
         async with slots:
             verdict = await _verdict(sandbox, job, deadline)
-        progress.skip(steps)
+        progress.advance(steps)
         return verdict
 
     statuses = await _statuses(snippet, todo, run, progress)
@@ -138,7 +138,7 @@ async def _statuses(snippet: Snippet, todo: list[Mutant], run, progress) -> list
     async def batch(chunk: list[Mutant]):
         verdict = await run(batches.batch_job(snippet, [m.code for m in chunk]), 0)
         statuses = batches.batch_statuses(verdict, len(chunk))
-        progress.skip(sum(s is not None for s in statuses))
+        progress.advance(sum(s is not None for s in statuses))
         return statuses, verdict
 
     reference = await run(job_for(snippet, snippet.code), 0)
@@ -174,7 +174,7 @@ async def _hints(snippet: Snippet, results: list[MutantResult], run, progress) -
         if comparable:
             runs = await asyncio.gather(*(run(observed_job(snippet, results[i].mutant.code, k)) for k in SEEDS))
         else:
-            progress.skip(len(SEEDS))
+            progress.advance(len(SEEDS))
         likely = comparable and all(same_observation(a, b, line) for a, b in zip(reference, runs))
         own = [p for p in probes if p["of"] == n]
         results[i] = MutantResult(results[i].mutant, "passed", likely, reasons(results[i].mutant, own, traced, likely))
@@ -214,7 +214,7 @@ class _Progress:
         self.report, self.done, self.total = report, 0, total
         self._say()
 
-    def skip(self, n: int) -> None:
+    def advance(self, n: int) -> None:
         self.done += n
         self._say()
 
