@@ -157,9 +157,6 @@ def pytest_collection_modifyitems(config, items):
     if wrong:
         raise pytest.UsageError("tests without a tier that fits them (pyproject's markers):\n" + "\n".join(wrong))
     items.sort(key=lambda item: tier(item) == "browser")
-    for item in items:  # a browser file's tests share its servers: one xdist worker runs them all
-        if tier(item) == "browser":
-            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
 
 
 @pytest.fixture(autouse=True)

@@ -25,7 +25,7 @@ from app.sandbox.cgroups.files import kill, populated, read, write
 from app.sandbox.cgroups.v2 import V2Cgroups
 
 # The tests switch a controller on and off at the real cgroup root: one xdist worker runs them all.
-pytestmark = [pytest.mark.server, pytest.mark.xdist_group("cgroup2-root")]
+pytestmark = pytest.mark.server
 
 LIMITS = {"memory_bytes": 256 << 20, "max_processes": 16}
 STAND_IN = ("hugetlb",)  # the one controller this host's v2 hierarchy has

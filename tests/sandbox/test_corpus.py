@@ -12,10 +12,10 @@ import pytest
 from tests.sandbox.corpus import context_setup, load_corpus
 from tests.sandbox.support import world_writable_dir
 
-pytestmark = pytest.mark.server
-
 CORPUS = load_corpus()
 PWNED = Path("/var/tmp/codecloze-pwned")  # the fixed path some cases try to create
+
+pytestmark = pytest.mark.server
 SHARED_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
 
 
@@ -68,10 +68,26 @@ def _sandbox_owned_files(uids: range) -> list[str]:
     """Entries a job uid owns in the host's shared dirs or in an on-disk job temp root."""
     found = []
     for directory in SHARED_DIRS + tuple(glob.glob("/tmp/codecloze-jobs-*")):
-        for entry in os.scandir(directory):
-            if entry.stat(follow_symlinks=False).st_uid in uids:
+        for entry in _entries(directory):
+            if _owner(entry) in uids:
                 found.append(entry.path)
     return found
+
+
+# Other test workers share these dirs and create and remove their own entries while one is
+# scanned: an entry gone between listing and stat is nobody's leftover.
+def _entries(directory: str) -> list[os.DirEntry]:
+    try:
+        return list(os.scandir(directory))
+    except FileNotFoundError:
+        return []
+
+
+def _owner(entry: os.DirEntry) -> int | None:
+    try:
+        return entry.stat(follow_symlinks=False).st_uid
+    except FileNotFoundError:
+        return None
 
 
 def test_corpus_is_not_empty():

@@ -21,6 +21,9 @@ from tests.sandbox.support import TEST_LIMITS, Runner
 pytestmark = pytest.mark.server
 
 CASES = {name: source for name, source, _ in load_corpus()}
+# Where the cases' fixed /var/tmp/codecloze-pwned is written here: a degraded sandbox lets some jobs
+# write it, and another file's test, running at once, checks that nobody did.
+PWNED_HERE = Path(f"/var/tmp/codecloze-degraded-pwned-{os.getpid()}")
 NAMESPACES = ("pid_namespace", "net_namespace", "ipc_namespace", "mount_namespace")
 needs_root = pytest.mark.skipif(
     os.geteuid() != 0 or not shutil.which("setpriv"),
@@ -65,7 +68,8 @@ def _contained(runner: Runner, *cases: str) -> None:
     }
     server = runner.settled_status()["server_pid"]
     for case in cases:
-        verdict = runner.run(CASES[case], setup=context_setup(**names))
+        source = CASES[case].replace("/var/tmp/codecloze-pwned", str(PWNED_HERE))
+        verdict = runner.run(source, setup=context_setup(**names))
         assert verdict.status in ("passed", "error", "timeout", "memory"), (case, verdict)
         assert runner.run("x = 1", check="assert x == 1").status == "passed"
         assert runner.settled_status()["server_pid"] == server
@@ -105,9 +109,9 @@ def test_user_without_any_namespace_cannot_touch_other_processes(degraded, tmp_p
         assert bystander.poll() is None
         # Without a read-only view or a uid of its own, a job writes wherever the web app's
         # user may, and nothing tells its files apart: as reported, "readonly_fs" is false.
-        assert not claims["readonly_fs"] and Path("/var/tmp/codecloze-pwned").exists()
+        assert not claims["readonly_fs"] and PWNED_HERE.exists()
     finally:
-        Path("/var/tmp/codecloze-pwned").unlink(missing_ok=True)
+        PWNED_HERE.unlink(missing_ok=True)
         bystander.kill()
         bystander.wait()
 
