@@ -2,13 +2,15 @@
 
 import math
 from datetime import UTC, datetime, timedelta
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 from fsrs import Card, Rating, Scheduler
 
 from app.memory.policy import CHOSEN
-from bench.learning.models import ACTR, FSRS6, HLR, fsrs_next, fsrs_recall
+from app.memory.review import line_by_line, missed_first, span_lines
+from bench.learning.models import ACTR, FSRS6, HLR, Lines, Relearner, WrongAnswers, fsrs_next, fsrs_recall
 from bench.learning.regimes import REGIMES, Regime
 from bench.learning.runs import drills
 from bench.learning.sim import run_pair
@@ -79,3 +81,37 @@ def test_a_short_paired_run_drives_the_memory_code():
     again = run_pair("fsrs", regime, drills()[0], 0, {"random": "random", "chosen": CHOSEN})
     assert again["chosen"][7] == out["chosen"][7]  # reproducible from its seeds
     assert set(REGIMES) == {"heavy", "light", "irregular"}
+
+
+def test_the_relearner_starts_again_from_the_answer_shown():
+    m = Relearner(3, np.random.default_rng(1))
+    m.review(np.array([0, 1]), 2.0, np.array([True, False]))
+    now = m.recall(2.0)
+    assert now[0] == now[1] == 1.0 and now[2] < 0.9  # both just seen; the untested one fading
+    assert m.s[0] > m.first[0] and m.s[1] == m.first[1]  # a late recall grows, a miss relearns
+
+
+def test_in_the_lines_model_one_token_refreshes_its_line():
+    m = Lines(4, np.random.default_rng(2), lines=np.array([0, 0, 1, 1]))
+    before = m.recall(3.0)
+    m.review(np.array([0]), 3.0, np.array([True]))
+    after = m.recall(3.0)
+    assert after[1] > before[1] and after[1] == 1.0  # tested through its line mate
+    assert np.array_equal(after[2:], before[2:])
+
+
+def test_a_wrong_version_is_answered_until_a_test_corrects_it():
+    m = WrongAnswers(400, np.random.default_rng(3))
+    believed = np.flatnonzero(m.wrong)
+    assert 20 < len(believed) < 70 and np.all(m.recall(0.5)[believed] == 0.0)
+    m.review(believed, 1.0, np.zeros(len(believed), dtype=bool))
+    corrected = believed[~m.wrong[believed]]
+    assert 0 < len(corrected) < len(believed) and np.all(m.recall(1.0)[corrected] == 1.0)
+
+
+def test_review_orders_missed_first_within_a_share_and_line_by_line():
+    rows = {i: SimpleNamespace(missed=i in (3, 4)) for i in range(6)}
+    assert missed_first([0, 1, 2, 3, 4, 5], rows, 1) == [3, 0, 1, 2, 4, 5]
+    assert missed_first([0, 1, 2, 3, 4, 5], rows, 0) == [0, 1, 2, 3, 4, 5]
+    assert line_by_line([0, 1, 2, 3], {0: 7, 1: 7, 2: 8, 3: 8}) == [0, 2, 1, 3]
+    assert span_lines("a = 1\nb = a\n") == {0: 0, 1: 0, 2: 1, 3: 1}  # names and numbers; "=" is not eligible

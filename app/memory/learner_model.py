@@ -8,6 +8,7 @@ from fsrs import Rating, Scheduler
 from sqlalchemy import bindparam, select, update
 
 from ..db.upserts import upsert
+from .calibration import Calibration
 from .tables import models
 
 DEFAULT_RETENTION = 0.9
@@ -21,6 +22,12 @@ class LearnerModel(NamedTuple):
     fitted: bool
     reviews: int
     rate: int | None = None  # the mask rate they last drilled at
+    calibration: Calibration = Calibration()  # how their blanks went against the model's predictions
+
+    @property
+    def scales(self) -> tuple[float, float]:
+        """The learner's clock for review masks: (after a recall or a reading, after a miss)."""
+        return self.calibration.scale(False), self.calibration.scale(True)
 
 
 @lru_cache(maxsize=512)
@@ -47,7 +54,14 @@ def _model_of(row) -> LearnerModel:
         return LearnerModel(scheduler_for(None, DEFAULT_RETENTION), DEFAULT_RETENTION, False, 0)
     retention = row.retention or DEFAULT_RETENTION
     parameters = tuple(row.parameters) if row.parameters else None
-    return LearnerModel(scheduler_for(parameters, retention), retention, parameters is not None, row.reviews, row.rate)
+    return LearnerModel(
+        scheduler_for(parameters, retention),
+        retention,
+        parameters is not None,
+        row.reviews,
+        row.rate,
+        Calibration.from_json(row.calibration),
+    )
 
 
 def self_rated_scheduler(scheduler: Scheduler, rating: Rating) -> Scheduler:
@@ -84,6 +98,22 @@ def count_reviews(db, reviews: dict[str, int]) -> None:
     rows = [{"learner": learner, "reviews": n, "fitted_reviews": 0} for learner, n in sorted(reviews.items()) if n]
     if rows:
         db.execute(upsert(db, models, ("learner",), _add_reviews), rows)
+
+
+def calibrate(db, models_now: dict, terms: dict[str, list]) -> None:
+    """In the attempts' transaction: each learner's calibration with this round's blanks added
+    (`models_now`: their models as read in this transaction; in key order)."""
+    rows = [
+        {"learner": learner, "calibration": models_now[learner].calibration.added(t).to_json(), "reviews": 0}
+        for learner, t in sorted(terms.items())
+        if t
+    ]
+    if rows:
+        db.execute(upsert(db, models, ("learner",), _set_calibration), [{"fitted_reviews": 0, **r} for r in rows])
+
+
+def _set_calibration(table, new) -> dict:
+    return {"calibration": new.calibration}
 
 
 def set_retention(db, learner: str, retention: float) -> None:

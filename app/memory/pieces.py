@@ -26,6 +26,7 @@ def token_scores(
     scheduler,
     retention: float,
     first_seen: float | None,
+    scales: tuple[float, float] = (1.0, 1.0),
 ) -> dict[int, float]:
     """Eligible span index → score; a token never tested scores as read at `first_seen`, or
     above every tested one when that is not known (so the snippet gets covered)."""
@@ -34,7 +35,7 @@ def token_scores(
     pool = dict(tested)
     if first_seen is not None:
         pool.update((i, read_once(i, min(first_seen, at.timestamp()), scheduler)) for i in eligible if i not in tested)
-    score = scores(policy, pool, at, scheduler, retention)
+    score = scores(policy, pool, at, scheduler, retention, scales)
     top = max(score.values(), default=0.0) + 1.0
     return {i: score.get(i, top) + rng.random() * 1e-9 for i in eligible}
 
@@ -51,10 +52,11 @@ def piece_review(
     scheduler=SCHEDULER,
     retention: float = 0.9,
     first_seen: float | None = None,
+    scales: tuple[float, float] = (1.0, 1.0),
 ) -> Review:
     at = whole_second(at)  # the time the URL states: the same mask again from it
     rng = random.Random(f"review:{version}:{unit}:{rate}:{seed}")
-    score = token_scores(code, memory, at, rng, policy, scheduler, retention, first_seen)
+    score = token_scores(code, memory, at, rng, policy, scheduler, retention, first_seen, scales)
     left = blank_count(rate, len(score))
     chosen = (_best_lines if unit == "line" else _best_spans)(code, score, left, rng)
     tested = {i for i, row in memory.items() if row.stability is not None}

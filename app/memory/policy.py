@@ -9,6 +9,9 @@ Policies (bench/learning compares them on simulated learners; bench/RESULTS.md h
   another: shorter for a higher retention (reviews come sooner), longer for a lower one.
 - "gain_due": the same gain, tokens below the desired retention first.
 - "slip": tokens below the desired retention with the highest recall first (about to slip).
+Every order reads recall on the learner's own clock when `scales` are given (calibration.py):
+(scale after a recall or a reading, scale after a miss), the learner's memory lasting so many
+times what FSRS's stability says; a token's elapsed time and the horizon are divided by its scale.
 A share of the blanks (`fresh`) goes to tokens never tested, and `spread` to a uniform draw over
 the rest, so the whole snippet keeps being covered. With `first_seen` known (when the learner first
 opened the snippet: they read every token then), a token never tested is scored as one read then
@@ -36,6 +39,9 @@ class Policy:
     spread: float = 0.0  # share drawn uniformly from the tested tokens left
     horizon: float = 7.0  # days ahead the gain is counted at
     relearn: bool = False  # tokens whose last test was a miss first, until recalled once
+    calibrated: bool = False  # on the learner's clock (calibration.py), not FSRS's as it stands
+    relearn_share: float = 0.0  # of the tested tokens' blanks, at most this share for tokens last missed, first
+    per_line: bool = False  # the best token of every line before the second best of any
 
 
 WEAKEST = Policy("weakest", order="weakest")
@@ -68,13 +74,25 @@ def after_test(scheduler: Scheduler, stability: float, difficulty: float | None,
     )
 
 
-def gain(scheduler: Scheduler, row, at: float, horizon: float) -> float:
-    """Expected recall at `at` + `horizon` days with a test now, minus without one."""
+UNSCALED = (1.0, 1.0)
+
+
+def scale_of(row, scales: tuple[float, float]) -> float:
+    """The learner's scale for this token: by whether its last test was a miss."""
+    return scales[1] if getattr(row, "missed", None) else scales[0]
+
+
+def gain(scheduler: Scheduler, row, at: float, horizon: float, scales: tuple[float, float] = UNSCALED) -> float:
+    """Expected recall at `at` + `horizon` days with a test now, minus without one, on the
+    learner's clock: after the test, the recalled branch runs at scales[0], the missed at scales[1]."""
+    own = scale_of(row, scales)
     days = (at - row.last_review) / 86400
-    r = recall(scheduler, days, row.stability)
-    recalled, forgotten = after_test(scheduler, row.stability, getattr(row, "difficulty", None), days)
-    tested = r * recall(scheduler, horizon, recalled) + (1 - r) * recall(scheduler, horizon, forgotten)
-    return tested - recall(scheduler, days + horizon, row.stability)
+    r = recall(scheduler, days / own, row.stability)
+    recalled, forgotten = after_test(scheduler, row.stability, getattr(row, "difficulty", None), days / own)
+    tested = r * recall(scheduler, horizon / scales[0], recalled) + (1 - r) * recall(
+        scheduler, horizon / scales[1], forgotten
+    )
+    return tested - recall(scheduler, (days + horizon) / own, row.stability)
 
 
 def interval_ratio(scheduler: Scheduler, retention: float) -> float:
@@ -83,23 +101,34 @@ def interval_ratio(scheduler: Scheduler, retention: float) -> float:
 
 
 def scores(
-    policy: Policy, rows: dict, at: datetime, scheduler: Scheduler = SCHEDULER, retention: float = 0.9
+    policy: Policy,
+    rows: dict,
+    at: datetime,
+    scheduler: Scheduler = SCHEDULER,
+    retention: float = 0.9,
+    scales: tuple[float, float] = UNSCALED,
 ) -> dict[int, float]:
     """Span index → priority (higher first) of each tested token; with `relearn`, every token
     missed at its last test ranks above the rest (successive relearning: re-test what was missed
     until it is recalled once, then space it; Rawson & Dunlosky 2011)."""
-    ranked = _scores(policy, rows, at, scheduler, retention)
+    ranked = _scores(policy, rows, at, scheduler, retention, scales if policy.calibrated else UNSCALED)
     if policy.relearn:
         return {i: s + 4.0 * bool(getattr(rows[i], "missed", False)) for i, s in ranked.items()}
     return ranked
 
 
-def _scores(policy: Policy, rows: dict, at: datetime, scheduler: Scheduler, retention: float) -> dict[int, float]:
+def _scores(policy: Policy, rows: dict, at: datetime, scheduler: Scheduler, retention: float, scales) -> dict:
     now = at.timestamp()
-    now_recall = {i: recall(scheduler, (now - row.last_review) / 86400, row.stability) for i, row in rows.items()}
+    now_recall = {
+        i: recall(scheduler, (now - row.last_review) / 86400 / scale_of(row, scales), row.stability)
+        for i, row in rows.items()
+    }
     if policy.order in ("gain", "gain_due"):
         due, horizon = policy.order == "gain_due", policy.horizon * interval_ratio(scheduler, retention)
-        return {i: gain(scheduler, row, now, horizon) + (due and now_recall[i] < retention) for i, row in rows.items()}
+        return {
+            i: gain(scheduler, row, now, horizon, scales) + (due and now_recall[i] < retention)
+            for i, row in rows.items()
+        }
     if policy.order == "weakest":
         return {i: -r for i, r in now_recall.items()}
     return {i: (r if r < retention else -1.0 - r) for i, r in now_recall.items()}  # slip: due, highest first

@@ -9,10 +9,12 @@ in it state when and with what the choice was made.
 """
 
 import random
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..engine.mask import blank_count
+from ..engine.tokens import eligible_spans, line_offsets
 from .policy import CHOSEN, Policy, read_once, scores
 from .schedule import SCHEDULER
 
@@ -53,10 +55,13 @@ def review_mask(
     scheduler=SCHEDULER,
     retention: float = 0.9,
     first_seen: float | None = None,
+    scales: tuple[float, float] = (1.0, 1.0),
+    lines: dict[int, int] | None = None,
 ) -> Review:
     """`eligible`: the span indices a blank may take; `memory`: span index → row with stability,
-    difficulty and last_review (see state.token_memory); `first_seen`: unix time the learner
-    first opened the snippet (then tokens never tested compete too, see policy.py)."""
+        difficulty and last_review (see state.token_memory); `first_seen`: unix time the learner
+        first opened the snippet (then tokens never tested compete too, see policy.py); `scales`: the
+    learner's clock (calibration.py); `lines`: span index → line (span_lines), for `policy.per_line`."""
     at = whole_second(at)  # the time the URL states: the same mask again from it
     k = blank_count(rate, len(eligible))
     rng = random.Random(f"review:{version}:{rate}:{seed}")
@@ -72,8 +77,11 @@ def review_mask(
     n_rest = min(len(pool), k - n_fresh)
     n_spread = round(n_rest * policy.spread)
     tiebreak = {i: rng.random() for i in pool}
-    score = scores(policy, pool, at, scheduler, retention)
+    score = scores(policy, pool, at, scheduler, retention, scales)
     ranked = sorted(pool, key=lambda i: (-score[i], tiebreak[i]))
+    if policy.per_line and lines:
+        ranked = line_by_line(ranked, lines)
+    ranked = missed_first(ranked, pool, round(n_rest * policy.relearn_share))
     rest = ranked[: n_rest - n_spread] + rng.sample(ranked[n_rest - n_spread :], n_spread)
     if len(rest) + n_fresh < k:  # fewer tested tokens than blanks: fresh ones fill the rest
         picked_fresh += rng.sample(
@@ -81,6 +89,33 @@ def review_mask(
         )
     low = tuple(sorted(i for i in rest if i in tested))
     return Review(round(at.timestamp()), low, tuple(sorted(set(picked_fresh) | (set(rest) - set(tested)))))
+
+
+def span_lines(code: str) -> dict[int, int]:
+    """Each eligible span's line number (from 0)."""
+    starts = line_offsets(code)
+    return {s.index: bisect_right(starts, s.start) - 1 for s in eligible_spans(code)}
+
+
+def line_by_line(ranked: list[int], lines: dict[int, int]) -> list[int]:
+    """`ranked` reordered in rounds: each line's best token, then each line's second, ... (each
+    round in the ranking's order). Where a line is remembered as one unit, one test refreshes it."""
+    place: dict[int, int] = {}
+    rounds = []
+    for i in ranked:
+        line = lines.get(i, -1 - i)
+        rounds.append(place.get(line, 0))
+        place[line] = rounds[-1] + 1
+    order = sorted(range(len(ranked)), key=lambda n: (rounds[n], n))
+    return [ranked[n] for n in order]
+
+
+def missed_first(ranked: list[int], pool: dict, n: int) -> list[int]:
+    """`ranked` with its first `n` tokens last missed moved to the front: a missed token comes
+    back in the next review until recalled once (practice to criterion), within a share."""
+    first = [i for i in ranked if getattr(pool[i], "missed", None)][:n]
+    chosen = set(first)
+    return first + [i for i in ranked if i not in chosen]
 
 
 def whole_second(at: datetime) -> datetime:

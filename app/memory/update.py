@@ -9,7 +9,8 @@ from sqlalchemy import and_, bindparam, insert, select, update
 from ..db.tables import attempts
 from ..db.upserts import upsert
 from ..engine.tokens import candidate_spans
-from .learner_model import count_reviews, learner_model, learner_models, remember_rates, self_rated_scheduler
+from .calibration import blank_term
+from .learner_model import calibrate, count_reviews, learner_model, learner_models, remember_rates, self_rated_scheduler
 from .record import RECALLED
 from .record import entry_spans as _spans
 from .schedule import SELF_RATING, TOKEN_RATING, new_card, reviewed, snippet_rating, token_reviewed
@@ -73,13 +74,13 @@ def _apply_round(db, items: list) -> None:
         card = found.get((record.learner, record.snippet_id))
         if card is not None and card.version != record.version:
             _carry_over(db, record, card.version)
-    schedulers = {
-        learner: model.scheduler for learner, model in learner_models(db, {r.learner for r, _ in items}).items()
-    }
-    token_rows, reviews = _reviewed_tokens(db, [(r, at) for r, at in items if not r.practice], schedulers)
+    models_now = learner_models(db, {r.learner for r, _ in items})
+    schedulers = {learner: model.scheduler for learner, model in models_now.items()}
+    token_rows, reviews, terms = _reviewed_tokens(db, [(r, at) for r, at in items if not r.practice], schedulers)
     if token_rows:
         db.execute(upsert(db, tokens, TOKEN_COLUMNS, _set_tokens), [dict(zip(TOKEN_ROW, row)) for row in token_rows])
     count_reviews(db, reviews)
+    calibrate(db, models_now, terms)
     remember_rates(db, {r.learner: r.rate for r, _at in items if r.mode in ("random", "review") and r.rate})
     card_rows = [_card_row(found.get((r.learner, r.snippet_id)), r, at, schedulers[r.learner]) for r, at in items]
     db.execute(upsert(db, cards, CARD_KEY, _set_card), sorted(card_rows, key=_card_key))
@@ -156,9 +157,10 @@ def _carry_over(db, record, old_version: str) -> None:
         db.execute(insert(tokens), rows)
 
 
-def _reviewed_tokens(db, items: list, schedulers: dict) -> tuple[list[tuple], dict[str, int]]:
+def _reviewed_tokens(db, items: list, schedulers: dict) -> tuple[list[tuple], dict[str, int], dict[str, list]]:
     """The new rows of every token the attempts reviewed (`TOKEN_ROW`s, in key order: concurrent
-    writers lock rows in one order), and how many each learner reviewed."""
+    writers lock rows in one order), how many each learner reviewed, and each learner's blanks
+    as predictions of their stored memory (calibration.blank_term)."""
     wanted = {
         (record.learner, record.snippet_id, record.version): {
             i: entry for entry in record.blanks for i in _spans(entry)
@@ -166,17 +168,21 @@ def _reviewed_tokens(db, items: list, schedulers: dict) -> tuple[list[tuple], di
         for record, _at in items
     }
     old = _token_rows(db, wanted)
-    rows, reviews = [], {}
+    rows, reviews, terms = [], {}, {}
     for record, at in items:
         key = (record.learner, record.snippet_id, record.version)
         spans = candidate_spans(record.code) if record.code else ()  # by span index
         scheduler = schedulers[record.learner]
         for span, entry in wanted[key].items():
             text = spans[span].text if span < len(spans) else entry.get("expected", "")
-            rows.append(_token_row(key, span, text[:200], entry, old.get((*key, span)), at, scheduler))
+            row = old.get((*key, span))
+            rows.append(_token_row(key, span, text[:200], entry, row, at, scheduler))
+            term = blank_term(row, entry["state"] in RECALLED, at.timestamp(), scheduler)
+            if term is not None:
+                terms.setdefault(record.learner, []).append(term)
         reviews[record.learner] = reviews.get(record.learner, 0) + len(wanted[key])
     rows.sort(key=_ROW_KEY)
-    return rows, reviews
+    return rows, reviews, terms
 
 
 _ROW_KEY = itemgetter(0, 1, 2, 3)  # learner, snippet, version, span

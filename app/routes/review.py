@@ -19,7 +19,7 @@ from ..memory.explain import why
 from ..memory.forecast import forecast
 from ..memory.learner_model import learner_model
 from ..memory.pieces import piece_review, pieces_of, valid_pieces
-from ..memory.review import Review, decode, decode_pieces, encode, review_mask
+from ..memory.review import Review, decode, decode_pieces, encode, review_mask, span_lines
 from ..memory.state import card_version, first_seen, token_memory
 from .params import RetryQuery, ReviewForm, ReviewMask, ReviewQuery
 from .trainer import SubmissionDep, grade_page, show, version_or_404
@@ -99,9 +99,11 @@ def _fresh_review(store, learner: str, snippet, rate: int | None, unit: str) -> 
         model = learner_model(db, learner)
         seen = first_seen(db, learner, snippet.id)
     rate = rate or model.rate or DEFAULT_RATE
-    learned = {"scheduler": model.scheduler, "retention": model.retention, "first_seen": seen}
+    learned = {"scheduler": model.scheduler, "retention": model.retention, "first_seen": seen, "scales": model.scales}
     if unit == "token":
-        review = review_mask(snippet.version, _eligible(snippet), rate, seed, memory, now, **learned)
+        review = review_mask(
+            snippet.version, _eligible(snippet), rate, seed, memory, now, lines=span_lines(snippet.code), **learned
+        )
     else:
         review = piece_review(snippet.version, snippet.code, unit, rate, seed, memory, now, **learned)
     return review_url(snippet.id, snippet.version, rate, seed, review)

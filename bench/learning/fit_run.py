@@ -24,7 +24,7 @@ from app.memory.policy import CHOSEN
 from .models import MODELS
 from .regimes import REGIMES
 from .runs import drills
-from .sim import START, Learner, memory_engine, outcomes, session
+from .sim import START, Learner, ground_truth, memory_engine, outcomes, session
 
 
 def log_loss(pairs) -> float:
@@ -41,7 +41,7 @@ def learner_run(model_name: str, regime, snippet, pair: int, fit_at: float | Non
     draws = rng.random((len(times), len(spans)))
     seeds = rng.integers(2**40, size=len(times))
     learner = Learner(
-        f"fit-{pair}", MODELS[model_name](len(spans), np.random.default_rng(difficulty_seed)), CHOSEN, predicted=[]
+        f"fit-{pair}", ground_truth(model_name, snippet.code, spans, difficulty_seed), CHOSEN, predicted=[]
     )
     half, fit_seconds, fitted_on, second_half_from = len(times) // 2, 0.0, 0, 0
     for n, (t, u, seed) in enumerate(zip(times, draws, seeds)):

@@ -29,7 +29,7 @@ from app.engine.tokens import eligible_spans
 from app.memory.identity import Identity
 from app.memory.learner_model import learner_model
 from app.memory.policy import CHOSEN
-from app.memory.review import review_mask
+from app.memory.review import review_mask, span_lines
 from app.memory.state import card_version, first_seen, token_memory
 
 from .models import FSRS6
@@ -193,5 +193,7 @@ def _matches(engine, browser, snippet, where: str, names: list[str]) -> bool:
         scheduler=model.scheduler,
         retention=model.retention,
         first_seen=seen,
+        scales=model.scales,
+        lines=span_lines(snippet.code),
     )
     return sorted(review.chosen) == sorted(int(n[1:]) for n in names)

@@ -20,6 +20,10 @@ POLICIES = {
     "gain due-first": Policy("gain-due", order="gain_due"),
     f"{CHOSEN.name} (chosen)": CHOSEN,
     "gain-7d relearn": replace(CHOSEN, name="gain-7d-relearn", relearn=True),
+    "gain-7d calibrated": replace(CHOSEN, name="gain-7d-calibrated", calibrated=True),
+    "calibrated relearn-1/3": replace(CHOSEN, name="gain-7d-calibrated-relearn", calibrated=True, relearn_share=1 / 3),
+    "gain-7d per line": replace(CHOSEN, name="gain-7d-per-line", per_line=True),
+    "per line relearn-1/3": replace(CHOSEN, name="gain-7d-per-line-relearn", per_line=True, relearn_share=1 / 3),
     "oracle": "oracle",
 }
 

@@ -22,7 +22,7 @@ from app.memory import tables as _memory_tables  # noqa: F401 (registers the mem
 from app.memory.fsrs6 import recall
 from app.memory.learner_model import learner_model
 from app.memory.policy import Policy, read_once
-from app.memory.review import review_mask
+from app.memory.review import review_mask, span_lines
 from app.memory.state import card_version, first_seen, token_memory
 from app.memory.update import apply_attempts
 
@@ -86,6 +86,8 @@ def choose(learner: Learner, db, snippet, spans, rate: int, seed: int, t: float)
         scheduler=model.scheduler,
         retention=model.retention,
         first_seen=first_seen(db, learner.key, snippet.id),
+        scales=model.scales,
+        lines=span_lines(snippet.code),
     )
     position = {s.index: p for p, s in enumerate(spans)}
     return np.array(sorted(position[i] for i in review.chosen))
@@ -142,6 +144,12 @@ def session(learner: Learner, engine, snippet, spans, rate: int, seed: int, t: f
         apply_attempts(db, [(0, record, START + timedelta(days=t))])
 
 
+def ground_truth(model_name: str, code: str, spans, difficulty_seed: int):
+    """A fresh learner of `model_name` on these spans; the seed fixes its difficulties."""
+    lines = np.array([code.count("\n", 0, s.start) for s in spans])
+    return MODELS[model_name](len(spans), np.random.default_rng(difficulty_seed), lines)
+
+
 def run_pair(model_name: str, regime: Regime, snippet, pair: int, policies: dict, engine=None) -> dict:
     """Outcomes of every learner of one pair: the same token difficulties, sessions and draws."""
     engine = engine or memory_engine()
@@ -153,7 +161,7 @@ def run_pair(model_name: str, regime: Regime, snippet, pair: int, policies: dict
     seeds = rng.integers(2**40, size=len(times))
     out = {}
     for name, policy in policies.items():
-        model = MODELS[model_name](len(spans), np.random.default_rng(difficulty_seed))
+        model = ground_truth(model_name, snippet.code, spans, difficulty_seed)
         learner = Learner(f"{name}-{pair}", model, policy)
         for t, u, seed in zip(times, draws, seeds):
             session(learner, engine, snippet, spans, regime.rate, int(seed), t, u)
