@@ -2,7 +2,6 @@
 
 import math
 from datetime import UTC, datetime, timedelta
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -110,8 +109,7 @@ def test_a_wrong_version_is_answered_until_a_test_corrects_it():
 
 
 def test_review_orders_missed_first_within_a_share_and_line_by_line():
-    rows = {i: SimpleNamespace(missed=i in (3, 4)) for i in range(6)}
-    assert missed_first([0, 1, 2, 3, 4, 5], rows, 1) == [3, 0, 1, 2, 4, 5]
-    assert missed_first([0, 1, 2, 3, 4, 5], rows, 0) == [0, 1, 2, 3, 4, 5]
+    assert missed_first([0, 1, 2, 3, 4, 5], [3, 4], 1) == [3, 0, 1, 2, 4, 5]
+    assert missed_first([0, 1, 2, 3, 4, 5], [3, 4], 0) == [0, 1, 2, 3, 4, 5]
     assert line_by_line([0, 1, 2, 3], {0: 7, 1: 7, 2: 8, 3: 8}) == [0, 2, 1, 3]
     assert span_lines("a = 1\nb = a\n") == {0: 0, 1: 0, 2: 1, 3: 1}  # names and numbers; "=" is not eligible

@@ -8,6 +8,7 @@ span indices are part of the page's URL, so the URL alone reproduces the page; `
 in it state when and with what the choice was made.
 """
 
+import math
 import random
 from bisect import bisect_right
 from dataclasses import dataclass, field
@@ -81,7 +82,10 @@ def review_mask(
     ranked = sorted(pool, key=lambda i: (-score[i], tiebreak[i]))
     if policy.per_line and lines:
         ranked = line_by_line(ranked, lines)
-    ranked = missed_first(ranked, pool, round(n_rest * policy.relearn_share))
+    missed = [i for i in ranked if getattr(pool[i], "missed", None)]
+    if policy.relearn_after:
+        missed = [i for i in missed if at.timestamp() - pool[i].last_review >= policy.relearn_after * 3600]
+    ranked = missed_first(ranked, missed, math.ceil(n_rest * policy.relearn_share))
     rest = ranked[: n_rest - n_spread] + rng.sample(ranked[n_rest - n_spread :], n_spread)
     if len(rest) + n_fresh < k:  # fewer tested tokens than blanks: fresh ones fill the rest
         picked_fresh += rng.sample(
@@ -110,10 +114,10 @@ def line_by_line(ranked: list[int], lines: dict[int, int]) -> list[int]:
     return [ranked[n] for n in order]
 
 
-def missed_first(ranked: list[int], pool: dict, n: int) -> list[int]:
-    """`ranked` with its first `n` tokens last missed moved to the front: a missed token comes
-    back in the next review until recalled once (practice to criterion), within a share."""
-    first = [i for i in ranked if getattr(pool[i], "missed", None)][:n]
+def missed_first(ranked: list[int], missed: list[int], n: int) -> list[int]:
+    """`ranked` with the first `n` of `missed` (in ranked order) moved to the front: a missed token
+    comes back in the next review until recalled once (practice to criterion), within a share."""
+    first = missed[:n]
     chosen = set(first)
     return first + [i for i in ranked if i not in chosen]
 

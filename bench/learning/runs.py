@@ -13,17 +13,23 @@ from .regimes import REGIMES
 from .sim import HORIZONS, run_pair
 
 ROOT = Path(__file__).resolve().parents[2]
+# The chosen policy without its missed-tokens share: the candidates below were measured against it.
+BEFORE = replace(CHOSEN, name="gain-7d-before", relearn_share=0.0, relearn_after=0.0)
 POLICIES = {
     "random": "random",
     "weakest (before)": WEAKEST,
     "slip": Policy("slip", order="slip"),
     "gain due-first": Policy("gain-due", order="gain_due"),
     f"{CHOSEN.name} (chosen)": CHOSEN,
-    "gain-7d relearn": replace(CHOSEN, name="gain-7d-relearn", relearn=True),
-    "gain-7d calibrated": replace(CHOSEN, name="gain-7d-calibrated", calibrated=True),
-    "calibrated relearn-1/3": replace(CHOSEN, name="gain-7d-calibrated-relearn", calibrated=True, relearn_share=1 / 3),
-    "gain-7d per line": replace(CHOSEN, name="gain-7d-per-line", per_line=True),
-    "per line relearn-1/3": replace(CHOSEN, name="gain-7d-per-line-relearn", per_line=True, relearn_share=1 / 3),
+    "gain-7d (before)": BEFORE,
+    "gain-7d relearn": replace(BEFORE, name="gain-7d-relearn", relearn=True),
+    "gain-7d calibrated": replace(BEFORE, name="gain-7d-calibrated", calibrated=True),
+    "calibrated relearn-1/3": replace(BEFORE, name="gain-7d-calibrated-relearn", calibrated=True, relearn_share=1 / 3),
+    "relearn-1/3": replace(BEFORE, name="gain-7d-relearn-third", relearn_share=1 / 3),
+    "relearn-1/6": replace(BEFORE, name="gain-7d-relearn-sixth", relearn_share=1 / 6),
+    "relearn-1/3 after 20 h": replace(BEFORE, name="gain-7d-relearn-third-20h", relearn_share=1 / 3, relearn_after=20),
+    "gain-7d per line": replace(BEFORE, name="gain-7d-per-line", per_line=True),
+    "per line relearn-1/3": replace(BEFORE, name="gain-7d-per-line-relearn", per_line=True, relearn_share=1 / 3),
     "oracle": "oracle",
 }
 
