@@ -9,6 +9,8 @@ from fsrs import Card, Rating, Scheduler
 
 from app.memory.policy import CHOSEN
 from app.memory.review import line_by_line, missed_first, span_lines
+from bench.learning.calibration_run import BINS, predictions
+from bench.learning.calibration_run import row as calibration_row
 from bench.learning.models import ACTR, FSRS6, HLR, Lines, Relearner, WrongAnswers, fsrs_next, fsrs_recall
 from bench.learning.regimes import REGIMES, Regime
 from bench.learning.runs import drills
@@ -113,3 +115,13 @@ def test_review_orders_missed_first_within_a_share_and_line_by_line():
     assert missed_first([0, 1, 2, 3, 4, 5], [3, 4], 0) == [0, 1, 2, 3, 4, 5]
     assert line_by_line([0, 1, 2, 3], {0: 7, 1: 7, 2: 8, 3: 8}) == [0, 2, 1, 3]
     assert span_lines("a = 1\nb = a\n") == {0: 0, 1: 0, 2: 1, 3: 1}  # names and numbers; "=" is not eligible
+
+
+def test_the_calibration_report_sets_each_blanks_prediction_beside_its_outcome():
+    found = predictions("wrong", Regime("light", 20, 3), 0)
+    assert len(found) > 20 and all(0 < p <= 1 for p, _ in found)
+    assert {ok for _, ok in found} == {True, False}
+    line = calibration_row("Wrong answers", found)
+    assert line.startswith(f"| Wrong answers | {len(found)} | ") and line.count("|") == 6 + len(
+        BINS
+    )  # six columns and a bin each

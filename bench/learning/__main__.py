@@ -3,6 +3,7 @@
 python -m bench.learning [--pairs 30] [--jobs 2] [--models fsrs,hlr,actr] [--regimes heavy,light,irregular]
 python -m bench.learning --http      # the end-to-end run through a served app under libfaketime
 python -m bench.learning --fit       # what per-learner FSRS parameters buy (slow: the Optimizer)
+python -m bench.learning --calibration [--pairs 10] [--regimes light]   # the app's predictions against each learner
 """
 
 import argparse
@@ -27,11 +28,16 @@ def main(argv=None) -> int:
     parser.add_argument("--policies", default=",".join(POLICIES))
     parser.add_argument("--http", action="store_true")
     parser.add_argument("--fit", action="store_true")
+    parser.add_argument("--calibration", action="store_true")
     args = parser.parse_args(argv)
     if args.http:
         from .http_run import main as http_main
 
         return http_main()
+    if args.calibration:
+        from .calibration_run import main as calibration_main
+
+        return calibration_main(args.pairs, args.regimes.split(","))
     if args.fit:
         from .fit_run import main as fit_main
 
