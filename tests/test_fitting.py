@@ -16,7 +16,7 @@ from app.db.records import AttemptRecord
 from app.db.store import Store
 from app.engine.tokens import eligible_spans
 from app.learn.recording import attempt_store
-from app.memory.fitting import Fitter, needs_fit, review_logs
+from app.memory.fitting import FIT_SECONDS, Fitter, claim_fit, needs_fit, release_fit, review_logs
 from app.memory.identity import Identity
 from app.memory.learner_model import learner_model
 from app.memory.tables import models
@@ -138,3 +138,51 @@ def test_when_a_learner_is_fitted_again():
     assert not needs_fit(499, 0, 500) and needs_fit(500, 0, 500)
     assert not needs_fit(1500, 1000, 500) and needs_fit(2000, 1000, 500)
     assert not needs_fit(10**6, 0, 0)  # 0 turns fitting off
+
+
+@pytest.mark.server
+def test_a_learner_is_fitted_by_one_worker_at_a_time(tmp_path):
+    """Two workers' fitters hear of the same learner at once: one fit runs. A claim another fitter
+    holds keeps a fitter off; a claim older than a fit may run is taken over."""
+    url = f"sqlite:///{tmp_path / 'codecloze.db'}"
+    store = attempt_store(url)
+    library = SnippetLibrary()
+    library.load_dir(Path(__file__).resolve().parent.parent / "snippets")
+    snippet = library.get(SNIPPET)
+    write_history(store, snippet.code, snippet.version, days=12, per_day=26)
+
+    def claim_of():
+        with store.engine.connect() as db:
+            return db.execute(select(models.c.fitting_since).where(models.c.learner == LEARNER)).scalar()
+
+    now = time.time()
+    assert claim_fit(store.engine, LEARNER, 250, now) and claim_of() == now  # held by "another worker"
+    assert not claim_fit(store.engine, LEARNER, 250, now + 1)
+    held = Fitter(store.engine, url, 250)
+    try:
+        held.wrote([LEARNER])
+        time.sleep(3)
+        assert held._process is None and held.fitted == 0  # it never started a fit
+    finally:
+        held.close()
+    release_fit(store.engine, LEARNER, now)
+    assert claim_of() is None
+    assert claim_fit(store.engine, LEARNER, 250, now - FIT_SECONDS - 61)  # a claim left by a dead fitter ...
+    assert claim_fit(store.engine, LEARNER, 250, now) and claim_of() == now  # ... is taken over
+    release_fit(store.engine, LEARNER, now)
+
+    workers = [Fitter(store.engine, url, 250), Fitter(store.engine, url, 250)]
+    try:
+        for fitter in workers:
+            fitter.wrote([LEARNER])
+        deadline = time.monotonic() + 900  # a fit takes minutes on a loaded machine
+        while sum(f.fitted for f in workers) == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(2)  # the other one had its chance
+        assert [f.fitted for f in workers] in ([1, 0], [0, 1])
+        assert claim_of() is None  # released after the fit
+        assert not claim_fit(store.engine, LEARNER, 250, time.time())  # fitted on every review: no fit needed
+    finally:
+        for fitter in workers:
+            fitter.close()
+        store.close()

@@ -6,6 +6,10 @@ review counts and, for a learner with enough reviews and none fitted on as many 
 a minute or more: never in the web process, never while a response waits, never ahead of a
 learner's job). The parameters are stored, and every
 later review, due date and review mask of that learner uses them (learner_model.py).
+
+Several workers or hosts each run a fitter; a learner is fitted by one at a time: a fitter claims
+the learner in the database (`memory_models.fitting_since`, set only where it is unset or older than
+a fit may run, and only while the learner still needs a fit) and clears the claim afterwards.
 """
 
 import logging
@@ -14,9 +18,10 @@ import queue
 import subprocess
 import sys
 import threading
+import time
 from datetime import UTC, datetime
 
-from sqlalchemy import select
+from sqlalchemy import or_, select, update
 
 from ..db.tables import attempts
 from .learner_model import save_parameters
@@ -80,6 +85,35 @@ def needs_fit(reviews: int, fitted_reviews: int, minimum: int) -> bool:
     return minimum > 0 and reviews >= minimum and reviews >= REFIT_FACTOR * fitted_reviews
 
 
+def claim_fit(engine, learner: str, minimum: int, now: float) -> bool:
+    """Whether this fitter may fit the learner now: they need a fit and no other fitter holds them
+    (a claim older than a fit may run was left by a fitter that died)."""
+    if minimum <= 0:
+        return False
+    c = models.c
+    with engine.begin() as db:
+        claimed = db.execute(
+            update(models)
+            .where(
+                c.learner == learner,
+                c.reviews >= minimum,
+                c.reviews >= REFIT_FACTOR * c.fitted_reviews,
+                or_(c.fitting_since.is_(None), c.fitting_since < now - FIT_SECONDS - 60),
+            )
+            .values(fitting_since=now)
+        )
+    return claimed.rowcount == 1
+
+
+def release_fit(engine, learner: str, since: float) -> None:
+    with engine.begin() as db:
+        db.execute(
+            update(models)
+            .where(models.c.learner == learner, models.c.fitting_since == since)
+            .values(fitting_since=None)
+        )
+
+
 class Fitter:
     """One fitting process at a time; learners written meanwhile wait their turn (once each)."""
 
@@ -113,12 +147,15 @@ class Fitter:
                 log.exception("fitting FSRS parameters failed")
 
     def _maybe_fit(self, learner: str) -> None:
-        with self.engine.connect() as db:
-            row = db.execute(
-                select(models.c.reviews, models.c.fitted_reviews).where(models.c.learner == learner)
-            ).first()
-        if row is None or not needs_fit(row.reviews, row.fitted_reviews, self.minimum):
-            return
+        since = time.time()
+        if not claim_fit(self.engine, learner, self.minimum, since):
+            return  # no fit needed, or another worker is fitting them
+        try:
+            self._fit(learner)
+        finally:
+            release_fit(self.engine, learner, since)
+
+    def _fit(self, learner: str) -> None:
         # The database URL goes in the environment, not the command line (other users see that).
         env = {**os.environ, "CODECLOZE_FIT_URL": self.url, "OMP_NUM_THREADS": "1"}
         self._process = subprocess.Popen(

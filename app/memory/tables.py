@@ -81,6 +81,7 @@ models = Table(
     Column("fitted_at", DateTime(timezone=True)),
     Column("rate", Integer),  # the mask rate the learner last drilled at (NULL: none yet); reviews use it
     Column("calibration", JSON(none_as_null=True)),  # calibration.Calibration.to_json(); NULL: no blank yet
+    Column("fitting_since", Float),  # unix time a worker claimed the learner's fit; NULL: nobody fits them
 )
 
 # Blanks a learner asked to see, per mask (reveals.py): a later submission of that mask counts
