@@ -94,22 +94,52 @@ def test_cross_site_posts_are_refused_set_no_cookie_and_change_nothing(served, m
     assert rows(data)["learners"] != before["learners"]
 
 
-def test_the_right_token_signs_in_after_wrong_ones_from_the_same_and_other_addresses(served):
+def test_behind_a_guessing_address_a_teachers_known_browser_signs_in_and_nothing_else_does(served):
     url, _data = served
-    student = httpx.Client(base_url=url, headers={"origin": url})
+
+    def browser(**options) -> httpx.Client:  # all on one classroom address of their own
+        return httpx.Client(
+            base_url=url, headers={"origin": url}, transport=httpx.HTTPTransport(local_address="127.0.0.9"), **options
+        )
+
+    # A teacher's browser that signed in on this address last week (its device cookie) ...
+    known = browser()
+    assert known.post("/teach/login", data={"token": TOKEN}, follow_redirects=False).status_code == 303
+    known.cookies.delete("cc_teacher")  # ... its session long gone
+    student = browser()
     statuses = [student.post("/teach/login", data={"token": f"guess-{i}"}).status_code for i in range(8)]
     assert statuses[:5] == [401] * 5 and set(statuses[5:]) == {429}
-    # A teacher behind the same classroom address, at once, and from another address.
-    for source in ("127.0.0.1", "127.0.0.3"):
-        with httpx.Client(
-            base_url=url, headers={"origin": url}, transport=httpx.HTTPTransport(local_address=source)
-        ) as teacher_browser:
-            started = time.monotonic()
-            response = teacher_browser.post("/teach/login", data={"token": TOKEN}, follow_redirects=False)
-            assert response.status_code == 303 and "cc_teacher" in response.headers["set-cookie"]
-            assert time.monotonic() - started < 1
-            assert teacher_browser.get("/teach").status_code == 200
+    # The right token from the guessing address in a new browser is answered as a guess is.
+    stranger = browser()
+    same = stranger.post("/teach/login", data={"token": TOKEN}, follow_redirects=False)
+    assert same.status_code == 429 and "cc_teacher" not in same.headers.get("set-cookie", "")
+    # The known browser on that address, and a new one on another address, sign in at once.
+    started = time.monotonic()
+    response = known.post("/teach/login", data={"token": TOKEN}, follow_redirects=False)
+    assert response.status_code == 303 and time.monotonic() - started < 1
+    assert known.get("/teach").status_code == 200
+    with httpx.Client(
+        base_url=url, headers={"origin": url}, transport=httpx.HTTPTransport(local_address="127.0.0.3")
+    ) as elsewhere:
+        assert elsewhere.post("/teach/login", data={"token": TOKEN}, follow_redirects=False).status_code == 303
+    # A device cookie the site did not sign is no device.
+    forged = browser(cookies={"cc_teacher_device": "forged.device"})
+    assert forged.post("/teach/login", data={"token": TOKEN}, follow_redirects=False).status_code == 429
     assert student.post("/teach/login", data={"token": "guess-9"}).status_code == 429  # still backing off
+
+
+def test_bearer_tokens_on_the_api_share_the_back_off(served):
+    url, _data = served
+    with httpx.Client(base_url=url, transport=httpx.HTTPTransport(local_address="127.0.0.7")) as script:
+        statuses = [
+            script.get("/api/snippets", headers={"authorization": f"Bearer guess-{i}"}).status_code for i in range(7)
+        ]
+        assert statuses[:5] == [401] * 5 and set(statuses[5:]) == {429}
+        right = script.get("/api/snippets", headers={"authorization": f"Bearer {TOKEN}"})
+        assert right.status_code == 429  # not even compared while backed off
+        assert script.post("/teach/login", data={"token": TOKEN}, headers={"origin": url}).status_code == 429
+    with httpx.Client(base_url=url, transport=httpx.HTTPTransport(local_address="127.0.0.8")) as other:
+        assert other.get("/api/snippets", headers={"authorization": f"Bearer {TOKEN}"}).status_code == 200
 
 
 def test_a_hundred_thousand_field_multipart_post_is_refused_within_a_second(served):

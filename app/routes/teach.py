@@ -118,11 +118,12 @@ async def login(
 def _login(
     request: Request, teaching: Teaching, teachers: TeacherAuth, client: str | None, form: LoginForm
 ) -> Response:
-    if not teachers.token_matches(form.token.strip()):
-        teachers.refused(client or "?")
+    if not teachers.checked(form.token.strip(), client or "?", teachers.device(request)):
         return _page(request, teaching, None, "login.html", status=401, error=_("令牌不正确。"))
     response = RedirectResponse("/teach", status_code=303)
-    teachers.start_session(response, secure=request.url.scheme == "https", name=form.name)
+    secure = request.url.scheme == "https"
+    teachers.start_session(response, secure=secure, name=form.name)
+    teachers.remember_device(response, secure=secure)
     return response
 
 

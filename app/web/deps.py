@@ -104,7 +104,7 @@ ClientAddress = Annotated[str | None, Depends(client)]
 
 def is_teacher(request: Request, teachers: AuthDep) -> bool:
     """A signed-in teacher's browser, or a client sending the teachers' token as a Bearer."""
-    if teachers.bearer_ok(request):
+    if teachers.bearer_ok(request, client_address.of_request(request) or "?"):
         return True
     try:
         return teachers.session(request) is not None
@@ -135,8 +135,8 @@ def check_csrf(session: dict, given: str) -> None:
         raise Forbidden(_("表单已失效（CSRF 校验失败），请刷新页面后重试。"))
 
 
-async def api_teacher(request: Request, teachers: AuthDep) -> None:
-    if not teachers.bearer_ok(request):
+async def api_teacher(request: Request, teachers: AuthDep, address: ClientAddress) -> None:
+    if not teachers.bearer_ok(request, address or "?"):
         raise Unauthorized(_("需要教师令牌：Authorization: Bearer <token>。"))
 
 

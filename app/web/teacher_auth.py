@@ -1,4 +1,12 @@
-"""Teacher access: one token, a signed session cookie, CSRF tokens and a back-off of wrong tokens."""
+"""Teacher access: one token, a signed session cookie, CSRF tokens and a back-off of wrong tokens.
+
+While a client is backed off, its token is not even compared: a right token and a wrong one get the
+same 429, so back-off slows guessing instead of sorting guesses. A browser that signed in before
+carries a signed device cookie (OWASP's device cookies against online guessing) and is backed off
+on its own count, never on its address's or everyone's: a student guessing behind a classroom's
+address does not lock out a teacher who signed in on that browser before. Bearer tokens on the API
+share the address and everyone back-off.
+"""
 
 import hmac
 import logging
@@ -17,6 +25,8 @@ from app.web.backoff import Backoff
 from app.web.keys import derived
 
 SESSION_COOKIE = "cc_teacher"
+DEVICE_COOKIE = "cc_teacher_device"
+DEVICE_DAYS = 365
 TOTAL_FREE = 50  # wrong tokens from all addresses together before the shared back-off starts
 log = logging.getLogger("codecloze")
 
@@ -29,10 +39,12 @@ class TeacherAuth:
         self.generated = settings.teacher_token is None
         self.max_age = int(settings.session_hours * 3600)
         self._signer = URLSafeTimedSerializer(secret, salt="teacher")
-        # Wrong tokens wait longer and longer, per address and over all addresses together; the
-        # right one never waits (one student behind a classroom's address must not lock teachers out).
+        self._devices = URLSafeTimedSerializer(secret, salt="teacher-device")
+        # Wrong tokens wait longer and longer, per address and over all addresses together, or per
+        # device for a browser that signed in before.
         self._per_address = Backoff(free=settings.login_attempts_per_minute)
         self._everyone = Backoff(free=TOTAL_FREE, cap=60.0)
+        self._per_device = Backoff(free=settings.login_attempts_per_minute)
 
     def announce(self, bases: list[str]) -> None:
         """Log the login URL on each address the server listens on (`bases`; the bare path when
@@ -47,13 +59,45 @@ class TeacherAuth:
     def token_matches(self, given: str) -> bool:
         return hmac.compare_digest(given.encode("utf-8", "surrogatepass"), self.token.encode())
 
-    def refused(self, client: str) -> None:
-        """After a wrong token: a 429 (with how long to wait) while its back-off runs."""
-        wait = max(self._per_address.wait(client), self._everyone.wait(""))
-        self._per_address.failed(client)
-        self._everyone.failed("")
+    def device(self, request: Request) -> str | None:
+        """The id of this browser's device cookie when it is one this site signed."""
+        raw = request.cookies.get(DEVICE_COOKIE)
+        if not raw:
+            return None
+        try:
+            return self._devices.loads(raw, max_age=DEVICE_DAYS * 86400)
+        except BadSignature:
+            return None
+
+    def _backoffs(self, client: str, device: str | None) -> list[tuple[Backoff, str]]:
+        if device is not None:
+            return [(self._per_device, device)]
+        return [(self._per_address, client), (self._everyone, "")]
+
+    def checked(self, given: str, client: str, device: str | None = None) -> bool:
+        """Whether `given` is the token; a 429 (with how long to wait), whatever it is, while the
+        client's back-off runs; a wrong token counts towards it."""
+        backoffs = self._backoffs(client, device)
+        wait = max(backoff.wait(key) for backoff, key in backoffs)
         if wait > 0:
             raise TooMany(_("登录失败次数过多，请 %(n)s 秒后再试。", n=math.ceil(wait)))
+        if self.token_matches(given):
+            return True
+        for backoff, key in backoffs:
+            backoff.failed(key)
+        return False
+
+    def remember_device(self, response: Response, secure: bool) -> None:
+        """After a sign-in: this browser is a teacher's device from now on (its own back-off)."""
+        response.set_cookie(
+            DEVICE_COOKIE,
+            self._devices.dumps(secrets.token_hex(8)),
+            max_age=DEVICE_DAYS * 86400,
+            httponly=True,
+            samesite="strict",
+            secure=secure,
+            path="/teach",
+        )
 
     def start_session(self, response: Response, secure: bool, name: str = "") -> None:
         # `sid` and the optional name say which teacher did what (they share one token).
@@ -81,9 +125,12 @@ class TeacherAuth:
         except BadSignature:
             return None
 
-    def bearer_ok(self, request: Request) -> bool:
+    def bearer_ok(self, request: Request, client: str) -> bool:
+        """Whether the request carries the token as a Bearer; a 429 while the client is backed off."""
         scheme, _sep, value = request.headers.get("authorization", "").partition(" ")
-        return scheme.lower() == "bearer" and bool(value) and self.token_matches(value.strip())
+        if scheme.lower() != "bearer" or not value:
+            return False
+        return self.checked(value.strip(), client)
 
 
 ANONYMOUS = re.compile(r"^(?:教师|Teacher) ([0-9A-Za-z_-]{1,12})$")
