@@ -2,6 +2,8 @@
 
 import os
 import random
+import subprocess
+import sys
 import time
 import urllib.parse
 import urllib.request
@@ -186,3 +188,56 @@ def test_a_learner_is_fitted_by_one_worker_at_a_time(tmp_path):
         for fitter in workers:
             fitter.close()
         store.close()
+
+
+SERVER_WITH_A_FITTER = """
+import sys, time
+from app.learn.recording import attempt_store
+from app.memory.fitting import Fitter
+store = attempt_store(sys.argv[1])
+fitter = Fitter(store.engine, sys.argv[1], 250)
+fitter.wrote([sys.argv[2]])
+time.sleep(600)
+"""
+
+
+def _fits() -> list[int]:
+    out = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and b"-m\x00app.memory.fitting\x00" in (entry / "cmdline").read_bytes():
+                out.append(int(entry.name))
+        except OSError:
+            continue
+    return out
+
+
+@pytest.mark.server
+def test_a_fit_dies_with_the_server_that_started_it(tmp_path):
+    url = f"sqlite:///{tmp_path / 'codecloze.db'}"
+    store = attempt_store(url)
+    library = SnippetLibrary()
+    library.load_dir(Path(__file__).resolve().parent.parent / "snippets")
+    snippet = library.get(SNIPPET)
+    write_history(store, snippet.code, snippet.version, days=24, per_day=26)  # a real fit: tens of seconds
+    store.close()
+    before = set(_fits())
+    server = subprocess.Popen(
+        [sys.executable, "-c", SERVER_WITH_A_FITTER, url, LEARNER], cwd=Path(__file__).parent.parent
+    )
+    try:
+        deadline, fit = time.monotonic() + 120, None
+        while fit is None and time.monotonic() < deadline:
+            fit = next(iter(set(_fits()) - before), None)
+            time.sleep(0.05)
+        assert fit is not None, "no fit started"
+        time.sleep(1)  # the fit is under way (importing torch alone takes longer than what follows)
+        server.kill()  # kill -9 of the web process
+        server.wait()
+        deadline = time.monotonic() + 1.5  # a signal, not a fit that happened to end
+        while fit in _fits() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert fit not in _fits()
+    finally:
+        server.kill()
+        server.wait()

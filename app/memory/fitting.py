@@ -15,6 +15,7 @@ a fit may run, and only while the learner still needs a fit) and clears the clai
 import logging
 import os
 import queue
+import signal
 import subprocess
 import sys
 import threading
@@ -157,7 +158,12 @@ class Fitter:
 
     def _fit(self, learner: str) -> None:
         # The database URL goes in the environment, not the command line (other users see that).
-        env = {**os.environ, "CODECLOZE_FIT_URL": self.url, "OMP_NUM_THREADS": "1"}
+        env = {
+            **os.environ,
+            "CODECLOZE_FIT_URL": self.url,
+            "CODECLOZE_FIT_PARENT": str(os.getpid()),
+            "OMP_NUM_THREADS": "1",
+        }
         self._process = subprocess.Popen(
             [sys.executable, "-m", "app.memory.fitting", learner], env=env, stdin=subprocess.DEVNULL
         )
@@ -181,6 +187,17 @@ class Fitter:
             self._process.wait()
 
 
+def die_with_parent(parent: int) -> None:
+    """The fit ends when the server that started it does, even by kill -9 (its time limit is
+    the server's to enforce)."""
+    from app.sandbox import linux
+
+    linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # it ended before the line above
+        sys.exit(1)
+
+
 if __name__ == "__main__":  # the fitting process: python -m app.memory.fitting LEARNER
+    die_with_parent(int(os.environ["CODECLOZE_FIT_PARENT"]))
     os.nice(19)  # background work: on a busy host, learners' requests and jobs take the CPU first
     fit_learner(os.environ["CODECLOZE_FIT_URL"], sys.argv[1])
