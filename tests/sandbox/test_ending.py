@@ -92,12 +92,22 @@ def answer():
 
 
 def test_the_verdict_goes_out_before_the_reap_and_the_tree_is_gone_after(runner):
-    """With cgroups (as root here) both verdicts go out before their reaps; without, at them."""
-    before = runner.settled_status()["answered_before_reap"]
-    honest = runner.run("def answer():\n    return 42", check="assert answer() == 42")
-    hostile = runner.run(LEAVES_A_TREE, check="assert answer() == 42")
-    assert honest.status == "passed", honest
-    assert hostile.status == "passed", hostile
+    """With cgroups (as root here) both verdicts go out before their reaps; without, at them.
+
+    Early is best effort: on a loaded host the server may first be scheduled after the zygote
+    has reported the reap, and then the reap answers. So a round may fall back, but within a
+    few rounds one must be early for both, and every round's verdicts and cleanup must hold."""
     early = 2 if runner.sandbox.accounting()["cgroups"] else 0
-    assert runner.settled_status()["answered_before_reap"] == before + early
-    assert runner.leftover_processes() == []
+    rounds = []
+    for _ in range(5):
+        before = runner.settled_status()["answered_before_reap"]
+        honest = runner.run("def answer():\n    return 42", check="assert answer() == 42")
+        hostile = runner.run(LEAVES_A_TREE, check="assert answer() == 42")
+        assert honest.status == "passed", honest
+        assert hostile.status == "passed", hostile
+        assert runner.leftover_processes() == []
+        rounds.append(runner.settled_status()["answered_before_reap"] - before)
+        if rounds[-1] == early:
+            break
+    assert rounds[-1] == early, rounds
+    assert all(0 <= n <= early for n in rounds), rounds
