@@ -26,6 +26,7 @@ assignments = Table(
     Column("unit", String(8)),  # random only
     Column("target", String(8), nullable=False),  # accuracy | reviews
     Column("goal", Float, nullable=False),  # the accuracy (0–1) or the number of days
+    Column("starts", String(10), nullable=False),  # YYYY-MM-DD, UTC: attempts count from this day
     Column("due", String(10), nullable=False),  # YYYY-MM-DD, UTC
     Column("created_by", String(60), nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
@@ -103,7 +104,7 @@ def create(
         "due": due,
     }
     new_id = db.execute(
-        insert(assignments).values(**values, created_by=who, created_at=datetime.now(UTC)).returning(assignments.c.id)
+        insert(assignments).values(**values, starts=_today(), created_by=who, created_at=datetime.now(UTC)).returning(assignments.c.id)
     ).scalar_one()
     return Assignment(new_id, **values)
 
@@ -158,6 +159,10 @@ def _towards(a: Assignment, rows: list) -> Progress:
         done = value >= a.goal
     status = "done" if done else "in_progress" if rows else "not_started"
     return Progress(status, value, len(rows))
+
+
+def _today() -> str:
+    return datetime.now(UTC).date().isoformat()
 
 
 def _utc_day(at: datetime) -> str:

@@ -28,6 +28,7 @@ classes = Table(
     Column("name", String(60)),
     Column("created_by", String(60), nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("archived_at", DateTime(timezone=True)),  # NULL: active (migration 0014)
 )
 
 # Per learner and day: attempts, and the recall attempts' summed accuracy (mean = accuracy / recalls).

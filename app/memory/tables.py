@@ -16,6 +16,7 @@ learners = Table(
     Column("class_code", String(32)),
     Column("link_gen", Integer, nullable=False, default=0),  # bumping it voids the device link
     Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("class_joined_at", DateTime(timezone=True)),  # NULL: joined before migration 0014, unknown
 )
 
 # One FSRS card per (learner, snippet, item): item "" is the code, "q0", "q1", … its questions.
