@@ -104,7 +104,9 @@ def create(
         "due": due,
     }
     new_id = db.execute(
-        insert(assignments).values(**values, starts=_today(), created_by=who, created_at=datetime.now(UTC)).returning(assignments.c.id)
+        insert(assignments)
+        .values(**values, starts=_today(), created_by=who, created_at=datetime.now(UTC))
+        .returning(assignments.c.id)
     ).scalar_one()
     return Assignment(new_id, **values)
 
