@@ -23,7 +23,8 @@ HEADERS = [
 ]
 
 
-async def call(method: str, url: str, body: bytes = b"", *, target=app, headers=HEADERS) -> None:
+async def call(method: str, url: str, body: bytes = b"", *, target=app, headers=HEADERS, expect=200) -> dict:
+    """The response's headers, once its status is `expect`."""
     path, _, query = url.partition("?")
     scope = {
         "type": "http",
@@ -39,7 +40,7 @@ async def call(method: str, url: str, body: bytes = b"", *, target=app, headers=
         "app": target,
         "headers": headers,
     }
-    status = []
+    status, sent = [], {}
 
     async def receive():
         return {"type": "http.request", "body": body, "more_body": False}
@@ -47,9 +48,11 @@ async def call(method: str, url: str, body: bytes = b"", *, target=app, headers=
     async def send(message):
         if message["type"] == "http.response.start":
             status.append(message["status"])
+            sent.update((k.decode(), v.decode()) for k, v in message["headers"])
 
     await target(scope, receive, send)
-    assert status == [200], status
+    assert status == [expect], status
+    return sent
 
 
 async def cpu_ms(make, n: int) -> float:
