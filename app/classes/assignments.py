@@ -105,7 +105,7 @@ def create(
     }
     new_id = db.execute(
         insert(assignments)
-        .values(**values, starts=_today(), created_by=who, created_at=datetime.now(UTC))
+        .values(**values, starts=_utc_day(datetime.now(UTC)), created_by=who, created_at=datetime.now(UTC))
         .returning(assignments.c.id)
     ).scalar_one()
     return Assignment(new_id, **values)
@@ -161,10 +161,6 @@ def _towards(a: Assignment, rows: list) -> Progress:
         done = value >= a.goal
     status = "done" if done else "in_progress" if rows else "not_started"
     return Progress(status, value, len(rows))
-
-
-def _today() -> str:
-    return datetime.now(UTC).date().isoformat()
 
 
 def _utc_day(at: datetime) -> str:
