@@ -3,6 +3,7 @@ class page's form (CSRF), the learners' pages, the CSV column, and edits keeping
 
 import csv
 import io
+from datetime import UTC, datetime
 
 import pytest
 from sqlalchemy import func, select
@@ -62,8 +63,10 @@ def test_the_api_assigns_and_lists_each_learners_status(app):
         "rate": 30,
         "unit": "token",
         "target": {"accuracy": 0.9},
+        "starts": body["starts"],
         "due": "2027-01-15",
     }
+    assert body["starts"] == datetime.now(UTC).date().isoformat() or body["starts"] < "2027"  # today, unless given
     reviews = assign(api, "A1", snippet=SNIPPET, rate=30, unit="token", target={"reviews": 3}, due="2027-01-20").json()
     submit(ana, seed=1)  # every blank right: 100 %
     keys = [k for k in drill_form(app, SNIPPET, 30, 2) if k.startswith("s") and k[1:].isdigit()]

@@ -403,7 +403,7 @@ def test_a_class_code_is_typed_in_any_case_and_a_wrong_one_is_said_on_the_me_pag
     assert wrong.status_code == 422
     assert "没有班级代码 “nope-1”" in wrong.text and "我的进度" in wrong.text  # the /me page, not a bare error page
     assert 'value="nope-1" aria-invalid="true"' in wrong.text and 'value="小明"' in wrong.text  # what was typed
-    assert pupil.get("/me", headers=JSON).json()["learner"] == {"name": None, "class_code": code}
+    assert pupil.get("/me", headers=JSON).json()["learner"] == {"name": None, "class_code": code, "class_name": None}
     assert pupil.post("/me/profile", data={"class_code": "nope-1"}, headers=JSON).json()["error"]
 
 

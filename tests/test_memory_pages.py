@@ -126,7 +126,7 @@ def test_profile_name_and_class_code(client):
         == 303
     )
     data = client.get("/me", headers={"accept": "application/json"}).json()
-    assert data["learner"] == {"name": "小 明", "class_code": "cs-101"}
+    assert data["learner"] == {"name": "小 明", "class_code": "cs-101", "class_name": None}
     assert "我的进度 · 小 明" in client.get("/me").text
     for bad in ({"name": "x" * 41}, {"class_code": "a b"}, {"class_code": "<script>"}, {"class_code": "cs-999"}):
         response = client.post("/me/profile", data=bad)

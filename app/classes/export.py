@@ -13,7 +13,7 @@ from datetime import UTC, date, datetime, timedelta
 from sqlalchemy import select
 
 from ..db.tables import attempts
-from ..memory.export import csv_cell
+from ..memory.export import csv_cell, iso_time
 from ..memory.tables import learners
 from . import assignments
 from .roster import short_id
@@ -43,8 +43,9 @@ def class_csv(
     engine, code: str, start: str | None = None, end: str | None = None, snippet_id: str | None = None
 ) -> Iterator[str]:
     """The CSV text in pieces: the header with the first batch of attempts, then a piece per batch.
-    The query has run when this returns. One column per assignment of the class
-    (`assignment <id>: <snippet>`) holds the row's learner's status."""
+    The query has run when this returns. Two columns per assignment of the class hold the row's
+    learner's status (`assignment <id>: <snippet>`) and, while it is past due and not done, how
+    many days late it is (`assignment <id>: days late`). Times are ISO 8601 with their offset."""
     with engine.connect() as db:
         sets, status = _assignment_status(db, code)
     pieces = _pieces(engine, _query(code, start, end, snippet_id), sets, status)
@@ -83,10 +84,12 @@ def _query(code: str, start: str | None, end: str | None, snippet_id: str | None
 def _pieces(engine, query, sets, status) -> Iterator[str]:
     with engine.connect() as db:
         result = db.execution_options(yield_per=BATCH).execute(query)
-        head = _line(COLUMNS + tuple(f"assignment {a.id}: {a.snippet_id}" for a in sets))
+        head = _line(COLUMNS + tuple(name for a in sets for name in _assignment_columns(a)))
         for rows in result.partitions():
             yield head + "".join(
-                _line(cells + tuple(status(row.learner, a) for a in sets)) for row in rows for cells in _blank_rows(row)
+                _line(cells + tuple(cell for a in sets for cell in status(row.learner, a)))
+                for row in rows
+                for cells in _blank_rows(row)
             )
             head = ""
         if head:
@@ -100,13 +103,22 @@ def _assignment_status(db, code: str):
     if sets:
         ids |= set(db.execute(select(attempts.c.learner).where(attempts.c.class_code == code).distinct()).scalars())
     found = assignments.progress(db, sets, sorted(ids))
-    return sets, lambda learner, a: found[learner, a.id].status if (learner, a.id) in found else ""
+
+    def status(learner: str, a) -> tuple:
+        p = found.get((learner, a.id))
+        return (p.status, p.late_days) if p else ("", None)
+
+    return sets, status
+
+
+def _assignment_columns(a) -> tuple[str, str]:
+    return f"assignment {a.id}: {a.snippet_id}", f"assignment {a.id}: days late"
 
 
 def _blank_rows(row) -> Iterator[tuple]:
     head = (
         row.id,
-        row.created_at.isoformat(),
+        iso_time(row.created_at),
         short_id(row.learner),
         row.name,
         row.class_code,

@@ -4,7 +4,7 @@ from datetime import UTC, datetime
 
 from markupsafe import Markup
 
-from ..engine.tokens import candidate_spans
+from ..engine.tokens import candidate_spans, eligible_spans
 from ..i18n import _
 from ..memory.progress import chart_svg, coloured_code
 from . import alternatives, roster
@@ -20,6 +20,7 @@ def snippet_stats(db, snippet, scope: Scope, at: datetime) -> dict:
     history = alternatives.history(db, scope.snippet_id, scope.version)
     in_force = {(a["first"], a["last"], a["text"]): a["id"] for a in history if a["withdrawn_at"] is None}
     days = by_day(db, scope)
+    place = blank_places(snippet)
     return {
         "snippet": scope.snippet_id,
         "version": scope.version,
@@ -28,9 +29,9 @@ def snippet_stats(db, snippet, scope: Scope, at: datetime) -> dict:
         "to": scope.end,
         **totals(db, scope),
         "days": days,
-        "tokens": _blanks(snippet.code, rates, wrong, accepted, in_force, unproven),
+        "tokens": _blanks(place, rates, wrong, accepted, in_force, unproven),
         "heat": {str(span): {"seen": seen, "missed": missed} for span, (seen, missed) in sorted(rates.items())},
-        "alternatives": [_alternative(a) for a in history],
+        "alternatives": [_alternative(a, place(a["first"], a["last"])) for a in history],
         "per_learner": roster.roster(db, scope, at) if scope.class_code is not None else None,
     }
 
@@ -60,22 +61,41 @@ def _day(timestamp: float) -> str:
     return datetime.fromtimestamp(timestamp, UTC).date().isoformat()
 
 
-def _blanks(code: str, rates: dict, wrong: dict, accepted: dict, in_force: dict, unproven: dict) -> list[dict]:
+def blank_places(snippet):
+    """(first, last) candidate index → the blank's full text and its line, or None when the code has
+    no such tokens. A fixed blank is keyed by the eligible tokens inside it, so its text is the
+    blank's own (`torch.max(m_i, m_ij)`, not up to its last name); a random one's is its tokens'."""
+    code, spans = snippet.code, candidate_spans(snippet.code)
+    fixed = {}
+    for blank in snippet.blanks:
+        inside = [s.index for s in eligible_spans(code) if blank.start <= s.start and s.end <= blank.end]
+        if inside:
+            fixed.setdefault((inside[0], inside[-1]), (blank.start, blank.end))
+
+    def place(first: int, last: int) -> tuple[str, int] | None:
+        if not (0 <= first <= last < len(spans)):
+            return None  # recorded on code that no longer has that token (cannot happen within a version)
+        start, end = fixed.get((first, last), (spans[first].start, spans[last].end))
+        return code[start:end], code.count("\n", 0, start) + 1
+
+    return place
+
+
+def _blanks(place, rates: dict, wrong: dict, accepted: dict, in_force: dict, unproven: dict) -> list[dict]:
     """Per blank with answers to show: its text, line, miss rate, wrong and accepted answers, and
     answers that passed where the check cannot tell (counted wrong; a teacher may accept them)."""
-    spans = candidate_spans(code)
     out = []
     for first, last in sorted(set(wrong) | set(accepted) | set(unproven)):
-        if not (0 <= first <= last < len(spans)):
-            continue  # recorded on code that no longer has that token (cannot happen within a version)
-        start, end = spans[first].start, spans[last].end
+        found = place(first, last)
+        if found is None:
+            continue
         seen, missed = rates.get(first, (0, 0))
         out.append(
             {
                 "first": first,
                 "last": last,
-                "text": code[start:end],
-                "line": code.count("\n", 0, start) + 1,
+                "text": found[0],
+                "line": found[1],
                 "seen": seen,
                 "missed": missed,
                 "miss_rate": round(missed / seen, 4) if seen else None,
@@ -94,11 +114,13 @@ def _blanks(code: str, rates: dict, wrong: dict, accepted: dict, in_force: dict,
     return out
 
 
-def _alternative(row: dict) -> dict:
+def _alternative(row: dict, place: tuple[str, int] | None) -> dict:
     return {
         "id": row["id"],
         "first": row["first"],
         "last": row["last"],
+        "blank": place and place[0],  # the text it stands in for, and where
+        "line": place and place[1],
         "text": row["text"],
         "accepted_by": row["accepted_by"],
         "accepted_at": row["accepted_at"].isoformat(),

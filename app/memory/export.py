@@ -4,6 +4,7 @@ import csv
 import io
 import json
 import re
+from datetime import UTC, datetime
 
 from sqlalchemy import select
 
@@ -37,8 +38,15 @@ def attempts_csv(db, learner: str) -> str:
         select(*(attempts.c[c] for c in COLUMNS)).where(attempts.c.learner == learner).order_by(attempts.c.created_at)
     )
     for row in db.execute(query):
-        writer.writerow(csv_cell(v) for v in row)
+        writer.writerow(csv_cell(iso_time(v) if isinstance(v, datetime) else v) for v in row)
     return out.getvalue()
+
+
+def iso_time(at: datetime) -> str:
+    """A stored time as ISO 8601 with its offset (UTC), whichever database gave it back (SQLite's
+    are naive, in UTC), to the second: what a spreadsheet or a script reads without guessing."""
+    at = at.replace(tzinfo=UTC) if at.tzinfo is None else at.astimezone(UTC)
+    return at.isoformat(timespec="seconds")
 
 
 # What a spreadsheet may read as the start of a formula (OWASP's CSV injection list, with the

@@ -88,3 +88,14 @@ def save_profile(db, learner: str, **values) -> None:
         db.execute(update(learners).where(learners.c.id == learner).values(**values))
     else:
         db.execute(insert(learners).values(id=learner, created_at=datetime.now(UTC), **{"link_gen": 0, **values}))
+
+
+def set_class(db, learner: str, code: str | None) -> bool:
+    """Put the learner in class `code` (None: in none); whether that changed their class. Joining
+    is dated, so an assignment counts only what they did since; staying in the same class keeps
+    the date (saving a name must not restart their progress)."""
+    current = db.execute(select(learners.c.class_code).where(learners.c.id == learner)).scalar()
+    if current == code:
+        return False
+    save_profile(db, learner, class_code=code, class_joined_at=datetime.now(UTC) if code else None)
+    return True

@@ -24,6 +24,7 @@ from ..i18n import _
 from ..memory import identity
 from ..memory.summary import end_of_today
 from . import assignments, class_stats
+from .me import joined_url
 
 router = APIRouter()
 router.include_router(class_stats.router)
@@ -173,8 +174,8 @@ async def join_page(request: Request, code: str, store: StoreDep) -> Response:
 async def join(code: str, store: StoreDep, learner: LearnerDep) -> Response:
     found = _class_or_404(store, code)
     with store.engine.begin() as db:
-        identity.save_profile(db, learner, class_code=found["code"])
-    return remember_learner(RedirectResponse("/me", status_code=303), learner)
+        identity.set_class(db, learner, found["code"])
+    return remember_learner(RedirectResponse(joined_url(found["code"]), status_code=303), learner)
 
 
 def _class_or_404(store, code: str) -> dict:

@@ -4,8 +4,9 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Annotated
+from urllib.parse import urlencode
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, field_validator
 
@@ -97,16 +98,24 @@ LearningDep = Annotated[Learning, Depends(built(Learning))]
 
 
 @router.get("/me")
-async def me(request: Request, learning: LearningDep) -> Response:
-    return _me_page(request, learning)
+async def me(
+    request: Request,
+    learning: LearningDep,
+    joined: Annotated[str, Query(description="the class a join just sent the browser here from")] = "",
+) -> Response:
+    return _me_page(request, learning, joined=joined)
 
 
-def _me_page(request: Request, learning: Learning, status: int = 200, profile: dict | None = None) -> Response:
-    """The /me page; `profile` carries a refused profile form (what was typed, the error) back into it."""
+def _me_page(
+    request: Request, learning: Learning, status: int = 200, profile: dict | None = None, joined: str = ""
+) -> Response:
+    """The /me page; `profile` carries a refused profile form (what was typed, the error) back into
+    it; `joined` confirms a join, if the learner is in that class."""
     learner, library, now = learning.learner, learning.library, datetime.now(UTC)
     zone = learner_zone(request)
     with learning.store.engine.connect() as db:
         who = identity.profile(db, learner)
+        cls = roster.one(db, who["class_code"]) if who["class_code"] else None
         due = due_list(db, learner, library, end_of_today(now, zone), now)
         snippets = snippet_progress(db, learner, library, now, zone)
         work = learner_work(db, learner, library)
@@ -126,9 +135,11 @@ def _me_page(request: Request, learning: Learning, status: int = 200, profile: d
         "fitted": model.fitted,
         "profile": profile,
         "rejudged": rejudged,
+        "cls": cls,
+        "joined": bool(cls) and joined == cls["code"],
     }
     data = {
-        "learner": {"name": who["name"], "class_code": who["class_code"]},
+        "learner": {"name": who["name"], "class_code": who["class_code"], "class_name": cls and cls["name"]},
         "due": due,
         "link": link,
         "assignments": work,
@@ -187,8 +198,9 @@ def _saved_profile(learning: Learning, name: str, code: str) -> Response:
         stored = roster.stored_code(db, code) if code else None  # a code typed in any case
         if code and stored is None:
             raise UserError(_("没有班级代码 “%(code)s”。请向老师确认。", code=code))
-        identity.save_profile(db, learning.learner, name=name or None, class_code=stored)
-    return remember_learner(_back(), learning.learner)
+        identity.save_profile(db, learning.learner, name=name or None)
+        joined = identity.set_class(db, learning.learner, stored)
+    return remember_learner(_back(stored if joined else None), learning.learner)
 
 
 @router.post("/me/retention")
@@ -231,5 +243,10 @@ def _link_owner(store, identities, token: str) -> str:
     return learner
 
 
-def _back() -> Response:
-    return RedirectResponse("/me", status_code=303)
+def _back(joined: str | None = None) -> Response:
+    """Back to /me; after joining a class, to the page that confirms it."""
+    return RedirectResponse(joined_url(joined) if joined else "/me", status_code=303)
+
+
+def joined_url(code: str) -> str:
+    return "/me?" + urlencode({"joined": code})
