@@ -62,6 +62,7 @@ def test_the_api_assigns_and_lists_each_learners_status(app):
         "rate": 30,
         "unit": "token",
         "target": {"accuracy": 0.9},
+        "starts": body["starts"],
         "due": "2027-01-15",
     }
     reviews = assign(api, "A1", snippet=SNIPPET, rate=30, unit="token", target={"reviews": 3}, due="2027-01-20").json()

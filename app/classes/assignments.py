@@ -92,6 +92,7 @@ def create(
     goal: float,
     due: str,
     who: str,
+    starts: str | None = None,
 ) -> Assignment:
     values = {
         "class_code": class_code,
@@ -105,7 +106,7 @@ def create(
     }
     new_id = db.execute(
         insert(assignments)
-        .values(**values, starts=_today(), created_by=who, created_at=datetime.now(UTC))
+        .values(**values, starts=starts or _today(), created_by=who, created_at=datetime.now(UTC))
         .returning(assignments.c.id)
     ).scalar_one()
     return Assignment(new_id, **values)

@@ -187,6 +187,8 @@ def _saved_profile(learning: Learning, name: str, code: str) -> Response:
         stored = roster.stored_code(db, code) if code else None  # a code typed in any case
         if code and stored is None:
             raise UserError(_("没有班级代码 “%(code)s”。请向老师确认。", code=code))
+        if stored and stored != identity.profile(db, learning.learner)["class_code"] and roster.archived(db, stored):
+            raise UserError(_("班级 “%(code)s” 已归档，不能再加入。", code=stored))
         identity.save_profile(db, learning.learner, name=name or None, class_code=stored)
     return remember_learner(_back(), learning.learner)
 
