@@ -9,7 +9,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from app.errors import NotFound, UserError
+from app.errors import Conflict, NotFound, UserError
 from app.memory.identity import Learner
 from app.web.deps import IdentityDep, LearnerDep, LibraryDep, StoreDep, built, remember_learner
 from app.web.errors import status_of
@@ -188,7 +188,7 @@ def _saved_profile(learning: Learning, name: str, code: str) -> Response:
         if code and stored is None:
             raise UserError(_("没有班级代码 “%(code)s”。请向老师确认。", code=code))
         if stored and stored != identity.profile(db, learning.learner)["class_code"] and roster.archived(db, stored):
-            raise UserError(_("班级 “%(code)s” 已归档，不能再加入。", code=stored))
+            raise Conflict(_("班级 “%(code)s” 已归档，不能再加入。", code=stored))
         identity.save_profile(db, learning.learner, name=name or None, class_code=stored)
     return remember_learner(_back(), learning.learner)
 
