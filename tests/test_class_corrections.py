@@ -219,6 +219,7 @@ def test_an_archived_class_is_read_only_cannot_be_joined_and_is_restored(app):
     active, archived = listing.split('id="archived"')
     assert "K7" in active and "K6" not in active and "K6" in archived
     stranger = SiteClient(app)
+    assert stranger.get("/join/K6").status_code == 409
     refused = stranger.post("/join/K6")
     assert refused.status_code == 409 and "已归档" in refused.text
     assert stranger.post("/me/profile", data={"class_code": "K6"}).status_code == 409

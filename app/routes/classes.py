@@ -112,18 +112,24 @@ async def class_export(code: str, _session: TeacherSession, store: StoreDep, que
 @router.get("/join/{code}")
 async def join_page(request: Request, code: str, store: StoreDep) -> Response:
     """Asks first: a link alone must not move a browser into a class (another site could send it)."""
-    found = _class_or_404(store, code)
+    found = _joinable(store, code)
     return render(request, "join.html", {"cls": found}, data={"code": found["code"], "name": found["name"]})
 
 
 @router.post("/join/{code}")
 async def join(code: str, store: StoreDep, learner: LearnerDep) -> Response:
-    found = _class_or_404(store, code)
-    if found["archived_at"] is not None:
-        raise Conflict(_("班级 “%(code)s” 已归档，不能再加入。", code=found["code"]))
+    found = _joinable(store, code)
     with store.engine.begin() as db:
         identity.save_profile(db, learner, class_code=found["code"])
     return remember_learner(RedirectResponse("/me", status_code=303), learner)
+
+
+def _joinable(store, code: str) -> dict:
+    """The class of a join link, unless it is archived (nobody joins one)."""
+    found = _class_or_404(store, code)
+    if found["archived_at"] is not None:
+        raise Conflict(_("班级 “%(code)s” 已归档，不能再加入。", code=found["code"]))
+    return found
 
 
 def _class_or_404(store, code: str) -> dict:
