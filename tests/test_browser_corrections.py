@@ -78,6 +78,7 @@ def test_a_teacher_edits_an_assignment_and_archives_the_class(browser: Browser, 
     expect(page.locator(".notice.ok")).to_be_visible()
     expect(page.locator("table.assignment-status thead")).to_contain_text("2027-01-31")
     shots(page, artifacts, f"assignment-edited-{lang}")
+    assert violations_in_both_schemes(page, f"class page with its corrections ({lang})") == []
 
     archive = page.locator("form.archive")
     archive.locator("input[name=confirm]").check()
