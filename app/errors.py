@@ -8,9 +8,10 @@ Use cases raise these without knowing HTTP; the web layer maps each kind to its 
 class UserError(Exception):
     """The request cannot be done as asked (by default: its content is invalid)."""
 
-    def __init__(self, message: str):
+    def __init__(self, message: str, field: str = ""):
         super().__init__(message)
         self.message = message
+        self.field = field  # the form field at fault, where one is: a refused form shows it there
 
 
 class Malformed(UserError):

@@ -101,6 +101,7 @@ def create(
     goal: float,
     due: str,
     who: str,
+    starts: str | None = None,
 ) -> Assignment:
     values = {
         "class_code": class_code,
@@ -111,7 +112,7 @@ def create(
         "target": target,
         "goal": goal,
         "due": due,
-        "starts": _today(),
+        "starts": starts or _today(),
     }
     new_id = db.execute(
         insert(assignments).values(**values, created_by=who, created_at=datetime.now(UTC)).returning(assignments.c.id)

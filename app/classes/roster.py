@@ -47,6 +47,10 @@ def create(db, code: str, name: str | None, who: str) -> None:
     db.execute(insert(classes).values(code=code, name=name, created_by=who, created_at=datetime.now(UTC)))
 
 
+def archived(db, code: str) -> bool:
+    return db.execute(select(classes.c.archived_at).where(classes.c.code == code)).scalar() is not None
+
+
 def all_classes(db) -> list[dict]:
     """Every class, newest first, with how many learners are in it now."""
     members = select(learners.c.class_code, func.count().label("n")).group_by(learners.c.class_code).subquery()

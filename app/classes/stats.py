@@ -49,9 +49,8 @@ def heatmap(code: str, rates: dict[int, tuple[int, int]]) -> Markup:
         seen, missed = rates.get(span.index, (0, 0))
         if not seen:
             return 0, None
-        tip = _(
-            "做过 %(seen)s 次，没答出 %(missed)s 次（%(rate)s）", seen=seen, missed=missed, rate=f"{missed / seen:.0%}"
-        )
+        rate = f"{missed / seen:.0%}"
+        tip = _("做过 %(seen)s 次，没答出 %(missed)s 次（%(rate)s）", seen=seen, missed=missed, rate=rate)
         return 1 + sum(missed / seen >= edge for edge in MISS_EDGES), tip
 
     return coloured_code(code, mark)

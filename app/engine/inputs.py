@@ -22,6 +22,11 @@ ASKABLE = ("wrong", "unproven", "empty")  # scored states whose input gets a but
 MARKS = {"right": "✓", "accepted": "≈", "unproven": "≉", "wrong": "✗", "empty": "∅", "revealed": "↩"}
 
 
+def unit_names() -> dict[str, str]:
+    """The masking units' names in the request's language (made per call, never at import)."""
+    return {"token": _("单个词元"), "span": _("子表达式"), "line": _("整行")}
+
+
 def mark_names() -> dict[str, tuple[str, str]]:
     """state -> (mark, its name in the UI language), for the server's marks and app.js's."""
     names = {

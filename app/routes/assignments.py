@@ -1,4 +1,4 @@
-"""Assignments: the class page's form, the JSON API, and each learner's status."""
+"""Assignments: the JSON API, each learner's status, and correcting one (its page and the API)."""
 
 from typing import Annotated
 
@@ -6,14 +6,17 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from pydantic import ConfigDict
 
-from app.errors import NotFound, Unsupported
+from app.errors import NotFound, Unsupported, UserError
 from app.web.deps import LibraryDep, StoreDep, TeacherSession, api_teacher
+from app.web.errors import status_of
 from app.web.forms import TeacherForm, content_type, limited_body, teacher_form_of
-from app.web.teacher_auth import teacher_label
+from app.web.templating import render, wants_json
 
 from ..classes import assignments, roster
 from ..i18n import _
 from ..teach import assignments as setting
+from ..teach import class_changes
+from . import assignment_form
 
 router = APIRouter()
 api = APIRouter(prefix="/api", dependencies=[Depends(api_teacher)], tags=["teachers"])
@@ -46,31 +49,25 @@ def board(db, code: str, library) -> dict:
     }
 
 
-def _title(library, snippet_id: str) -> str:
-    snippet = library.get(snippet_id)
-    return snippet.title if snippet else snippet_id
-
-
-class AssignmentForm(TeacherForm):
-    """The class page's form; its fields are checked by the use case, as the JSON API's are."""
+class EditForm(TeacherForm):
+    """An assignment's form; its fields are checked by the use case, as the JSON API's are."""
 
     model_config = ConfigDict(extra="allow")
 
 
-@router.post("/teach/classes/{code}/assignments")
-async def assign(
-    code: str,
-    session: TeacherSession,
-    store: StoreDep,
-    library: LibraryDep,
-    form: Annotated[AssignmentForm, Depends(teacher_form_of(AssignmentForm))],
-) -> Response:
-    fields = {**(form.model_extra or {})}
-    fields["target"] = setting.form_target(fields)
-    with store.engine.begin() as db:
-        _class_or_404(db, code)
-        setting.create(db, code, fields, library, teacher_label(session))
-    return RedirectResponse(f"/teach/classes/{code}#assignments", status_code=303)
+class ConfirmForm(TeacherForm):
+    """A destructive form's box, ticked to confirm."""
+
+    confirm: str = ""
+
+    def confirmed(self, message: str) -> None:
+        if self.confirm != "yes":
+            raise UserError(message)
+
+
+def _title(library, snippet_id: str) -> str:
+    snippet = library.get(snippet_id)
+    return snippet.title if snippet else snippet_id
 
 
 @api.post("/classes/{code}/assignments", status_code=201, summary="Assign a snippet to a class")
@@ -79,9 +76,9 @@ async def assign_json(request: Request, code: str, store: StoreDep, library: Lib
         raise Unsupported(_("请以 JSON（application/json）提交。"))
     fields = setting.json_fields(await limited_body(request, BODY_BYTES))
     with store.engine.begin() as db:
-        _class_or_404(db, code)
         made = setting.create(db, code, fields, library, "API")
-    return JSONResponse(made.as_json(), status_code=201)
+        shown = setting.shown(db, made.class_code, made.id)
+    return JSONResponse({**made.as_json(), "starts": shown["starts"]}, status_code=201)
 
 
 @api.get("/classes/{code}/assignments", summary="A class's assignments with each learner's status")
@@ -106,3 +103,82 @@ def _href(a) -> str:
     if a.mode == "fixed":
         return f"/s/{a.snippet_id}"
     return f"/s/{a.snippet_id}/drill?rate={a.rate}" + ("" if a.unit == "token" else f"&unit={a.unit}")
+
+
+@router.get("/teach/classes/{code}/assignments/{assignment_id}/edit")
+async def edit_page(
+    request: Request, code: str, assignment_id: str, session: TeacherSession, store: StoreDep, library: LibraryDep
+) -> Response:
+    with store.engine.connect() as db:
+        cls = class_changes.active(db, code)
+        row = setting.current(db, cls["code"], assignment_id)
+    form = assignment_form.context(assignment_form.stored_values(row))
+    return _edit_page(request, session, library, cls, row["id"], form)
+
+
+def _edit_page(request: Request, session: dict, library, cls: dict, assignment_id: int, form: dict, status=200):
+    context = {
+        "csrf": session.get("csrf", ""),
+        "cls": cls,
+        "assignment_id": assignment_id,
+        "title": _title(library, form["values"]["snippet"]),
+        "choices": library.all(include_hidden=True),
+        "form": form,
+    }
+    return render(request, "teach/assignment_edit.html", context, status=status, data=lambda: form["values"])
+
+
+@router.post("/teach/classes/{code}/assignments/{assignment_id}/edit")
+async def edit(
+    request: Request,
+    code: str,
+    assignment_id: str,
+    session: TeacherSession,
+    store: StoreDep,
+    library: LibraryDep,
+    form: Annotated[EditForm, Depends(teacher_form_of(EditForm))],
+) -> Response:
+    fields = {**(form.model_extra or {})}
+    try:
+        fields["target"] = setting.form_target(fields)
+        with store.engine.begin() as db:
+            changed = setting.change(db, code, assignment_id, fields, library)
+    except UserError as refused:
+        if wants_json(request) or not refused.field:
+            raise
+        with store.engine.connect() as db:
+            cls = class_changes.active(db, code)
+            row = setting.current(db, cls["code"], assignment_id)
+        typed = assignment_form.context(assignment_form.typed_values(fields), refused)
+        return _edit_page(request, session, library, cls, row["id"], typed, status_of(refused))
+    return RedirectResponse(f"/teach/classes/{changed['class']}?done=saved#assignments", status_code=303)
+
+
+@router.post("/teach/classes/{code}/assignments/{assignment_id}/delete")
+async def delete(
+    code: str,
+    assignment_id: str,
+    store: StoreDep,
+    form: Annotated[ConfirmForm, Depends(teacher_form_of(ConfirmForm))],
+) -> Response:
+    form.confirmed(_("请勾选确认后再删除作业。"))
+    with store.engine.begin() as db:
+        cls = class_changes.active(db, code)
+        setting.delete(db, cls["code"], assignment_id)
+    return RedirectResponse(f"/teach/classes/{cls['code']}?done=unassigned#assignments", status_code=303)
+
+
+@api.patch("/classes/{code}/assignments/{assignment_id}", summary="Change an assignment (the fields given)")
+async def edit_json(request: Request, code: str, assignment_id: str, store: StoreDep, library: LibraryDep) -> dict:
+    if content_type(request) != "application/json":
+        raise Unsupported(_("请以 JSON（application/json）提交。"))
+    fields = setting.json_fields(await limited_body(request, BODY_BYTES))
+    with store.engine.begin() as db:
+        return setting.change(db, code, assignment_id, fields, library)
+
+
+@api.delete("/classes/{code}/assignments/{assignment_id}", summary="Delete an assignment (attempts stay)")
+async def delete_json(code: str, assignment_id: str, store: StoreDep) -> dict:
+    with store.engine.begin() as db:
+        setting.delete(db, code, assignment_id)
+    return {"deleted": int(assignment_id)}

@@ -10,7 +10,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from app.errors import NotFound, UserError
+from app.errors import Conflict, NotFound, UserError
 from app.memory.identity import Learner
 from app.web.deps import IdentityDep, LearnerDep, LibraryDep, StoreDep, built, remember_learner
 from app.web.errors import status_of
@@ -198,6 +198,8 @@ def _saved_profile(learning: Learning, name: str, code: str) -> Response:
         stored = roster.stored_code(db, code) if code else None  # a code typed in any case
         if code and stored is None:
             raise UserError(_("没有班级代码 “%(code)s”。请向老师确认。", code=code))
+        if stored and stored != identity.profile(db, learning.learner)["class_code"] and roster.archived(db, stored):
+            raise Conflict(_("班级 “%(code)s” 已归档，不能再加入。", code=stored))
         identity.save_profile(db, learning.learner, name=name or None)
         joined = identity.set_class(db, learning.learner, stored)
     return remember_learner(_back(stored if joined else None), learning.learner)

@@ -9,6 +9,7 @@ from app.learn.feedback import Result
 from app.web.markdown import render_markdown
 
 from ..engine.inert import INERT_KINDS
+from ..engine.inputs import unit_names
 from ..engine.render import blanks_shown, code_html
 from ..engine.tokens import DEFAULT_KINDS, KINDS, candidate_spans
 from ..i18n import _
@@ -52,11 +53,6 @@ def page_context(drill: Drill, *, shown, result: Result | None, revealed: bool, 
         "default_kinds": DEFAULT_KINDS,
         **result_context(drill, result),
     }
-
-
-def unit_names() -> dict[str, str]:
-    """Names in the request's language (made per call, never at import)."""
-    return {"token": _("单个词元"), "span": _("子表达式"), "line": _("整行")}
 
 
 def kind_names() -> dict[str, str]:

@@ -11,6 +11,7 @@ class Problem:
     message: str
     column: int | None = None  # 1-based, in the file line's text
     text: str = ""  # that file line as written (filled in by `with_text`)
+    field: str = ""  # the upload form's field it is about ("id"), when not the file's text
 
     def __str__(self) -> str:
         if not self.line:

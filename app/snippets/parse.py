@@ -43,7 +43,7 @@ def parse_snippet(text: str, snippet_id: str, path: str = "<upload>") -> Snippet
 def parse_draft(text: str, snippet_id: str) -> Draft:
     problems: list[Problem] = []
     if not SNIPPET_ID.match(snippet_id):
-        problems.append(Problem(None, _("id %(id)r 必须由 1–64 个小写字母、数字或 '-' 组成", id=snippet_id)))
+        problems.append(Problem(None, _("id %(id)r 必须由 1–64 个小写字母、数字或 '-' 组成", id=snippet_id), field="id"))
     plain = text.removeprefix("\ufeff").replace("\r\n", "\n")
     split = split_front_matter(plain)
     meta: dict = {}

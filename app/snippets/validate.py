@@ -54,7 +54,7 @@ async def _validate(data, snippet_id, sandbox, taken, editing, packages) -> Repo
     id_problems = (
         []
         if editing or not taken(snippet_id)
-        else [Problem(None, _("编号 %(id)s 已被占用，请换一个。", id=snippet_id))]
+        else [Problem(None, _("编号 %(id)s 已被占用，请换一个。", id=snippet_id), field="id")]
     )
     try:
         text = decode(_as_bytes(data), path)

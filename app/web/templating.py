@@ -11,7 +11,7 @@ from markupsafe import Markup
 
 from app import i18n
 from app.engine.cjk import lang_attribute
-from app.engine.inputs import ASKABLE, mark_names
+from app.engine.inputs import ASKABLE, mark_names, unit_names
 from app.settings import PROJECT_DIR
 from app.web.accept import prefers
 
@@ -36,6 +36,7 @@ def make_templates() -> Jinja2Blocks:
     templates.env.globals["ui_language"] = i18n.language
     templates.env.globals["ui_languages"] = UI_LANGUAGES
     templates.env.globals["mark_names"] = mark_names
+    templates.env.globals["unit_names"] = unit_names
     templates.env.globals["askable"] = ASKABLE  # templates/_blank.html
     templates.env.globals["lang_of"] = lambda text: Markup(lang_attribute(str(text)))  # snippet content
     templates.env.globals["local_time"] = zone.local_time
