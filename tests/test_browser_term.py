@@ -15,7 +15,7 @@ from tests.test_browser import fill_right
 pytestmark = pytest.mark.browser
 SNIPPET = "mlm-online-softmax"
 MASK = f"/s/{SNIPPET}/drill?rate=20&seed=154"
-DUE = "2026-01-10"  # past: the mark counts the days since
+STARTS, DUE = "2026-01-03", "2026-01-10"  # a past term: the mark counts the days since it was due
 SIZES = ((1280, 900), (390, 844))
 ERROR_COLOUR = """e => { const probe = document.createElement('span'); probe.style.color = 'var(--wrong)';
   document.body.append(probe); const wrong = getComputedStyle(probe).color; probe.remove();
@@ -69,8 +69,9 @@ def test_joining_names_the_class_and_past_due_says_how_late(
     form = page.locator("form.new-assignment")
     form.locator("select[name=snippet]").select_option(SNIPPET)
     form.locator("input[name=rate]").fill("20")
-    form.locator("select[name=target_kind]").select_option("reviews")
-    form.locator("input[name=target_value]").fill("2")
+    form.locator("input[name=target_kind][value=reviews]").check()
+    form.locator("input[name=target_reviews]").fill("2")
+    form.locator("input[name=starts]").fill(STARTS)
     form.locator("input[name=due]").fill(DUE)
     form.locator("button[type=submit]").click()
     expect(page.locator("table.assignment-status")).to_contain_text("2 个不同的日子复习")

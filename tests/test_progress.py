@@ -41,7 +41,8 @@ def app(tmp_path, database_url):
 
 
 def assign(app, code: str, target: dict, due: str = FAR) -> int:
-    body = {"snippet": SNIPPET, "rate": 30, "unit": "token", "target": target, "due": due}
+    starts = min(date.fromisoformat(due), datetime.now(UTC).date()).isoformat()  # a past due had a past start
+    body = {"snippet": SNIPPET, "rate": 30, "unit": "token", "target": target, "starts": starts, "due": due}
     made = SiteClient(app).post(f"/api/classes/{code}/assignments", json=body, headers=BEARER)
     assert made.status_code == 201, made.text
     return made.json()["id"]
