@@ -10,6 +10,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from tests.teach_helpers import TOKEN, snippet_text
+from tests.test_browser_english import UNMARKED_CJK
 
 pytestmark = pytest.mark.browser
 WORDS = {
@@ -41,7 +42,7 @@ def course_zip(snippet_id: str, title: str, course_title: str) -> bytes:
 @pytest.mark.parametrize("locale", ["zh-CN", "en-US"])
 def test_preview_then_confirm_imports_what_was_previewed(browser: Browser, teacher_server, artifacts, tmp_path, locale):
     words, tag = WORDS[locale], locale[:2]
-    snippet_id, course_title = f"imported-{tag}", f"Course {tag}"
+    snippet_id, course_title = f"imported-{tag}", f"导入的课程 {tag}"
     page = browser.new_context(locale=locale, viewport={"width": 1280, "height": 900}).new_page()
     page.goto(f"{teacher_server}/teach/login?token={TOKEN}")
     page.goto(f"{teacher_server}/teach/import")
@@ -55,6 +56,8 @@ def test_preview_then_confirm_imports_what_was_previewed(browser: Browser, teach
     expect(files.locator(".change.new")).to_have_text(words["new"])
     expect(page.locator(".import-preview")).to_contain_text(words["home"])
     expect(page.locator(".import-preview")).to_contain_text(course_title)
+    if tag == "en":  # Chinese only in course content (the titles), marked as such
+        assert page.evaluate(UNMARKED_CJK) == []
     page.screenshot(path=artifacts / f"import-preview-{tag}-1280.png", full_page=True)
     page.set_viewport_size({"width": 390, "height": 844})
     page.screenshot(path=artifacts / f"import-preview-{tag}-390.png", full_page=True)
@@ -83,6 +86,8 @@ def test_the_upload_page_shows_the_format_and_fits_a_phone(browser: Browser, tea
     page.set_viewport_size({"width": 390, "height": 844})
     page.screenshot(path=artifacts / f"upload-format-{tag}-390.png", full_page=True)
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    if tag == "en":
+        assert page.evaluate(UNMARKED_CJK) == []
     page.locator(".snippet-format a.button").click()
     assert "title: Safe Softmax" in page.input_value("#text")
     page.context.close()
