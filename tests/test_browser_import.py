@@ -9,6 +9,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, expect
 
+from tests.a11y import violations_in_both_schemes
 from tests.teach_helpers import TOKEN, snippet_text
 from tests.test_browser_english import UNMARKED_CJK
 
@@ -58,6 +59,7 @@ def test_preview_then_confirm_imports_what_was_previewed(browser: Browser, teach
     expect(page.locator(".import-preview")).to_contain_text(course_title)
     if tag == "en":  # Chinese only in course content (the titles), marked as such
         assert page.evaluate(UNMARKED_CJK) == []
+    assert violations_in_both_schemes(page, f"/teach/import, preview ({tag})") == []
     page.screenshot(path=artifacts / f"import-preview-{tag}-1280.png", full_page=True)
     page.set_viewport_size({"width": 390, "height": 844})
     page.screenshot(path=artifacts / f"import-preview-{tag}-390.png", full_page=True)
@@ -88,6 +90,7 @@ def test_the_upload_page_shows_the_format_and_fits_a_phone(browser: Browser, tea
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     if tag == "en":
         assert page.evaluate(UNMARKED_CJK) == []
+    assert violations_in_both_schemes(page, f"/teach/new ({tag})") == []
     page.locator(".snippet-format a.button").click()
     assert "title: Safe Softmax" in page.input_value("#text")
     page.context.close()

@@ -14,7 +14,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import RedirectResponse, Response
-from pydantic import BaseModel, field_validator
+from pydantic import BaseModel, Field, field_validator
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
 
@@ -24,7 +24,7 @@ from app.web.forms import limited_body, read_fields, validated
 from app.web.templating import render, wants_json
 
 from ..i18n import _
-from ..snippets.course import ArchiveRefused
+from ..snippets.course import MAX_FILES, ArchiveRefused
 from ..teach.course_import import ImportReport, import_course
 from .course_api import FINGERPRINT, MAX_ARCHIVE_BYTES, archive_files, status_of, too_large_message
 
@@ -60,9 +60,9 @@ class ConfirmForm(ImportChoices):
 class DoneQuery(BaseModel):
     """Where a saved import sends the browser: how many snippets it added, changed and left, and the home page."""
 
-    new: int = 0
-    changed: int = 0
-    unchanged: int = 0
+    new: int = Field(0, ge=0, le=MAX_FILES)
+    changed: int = Field(0, ge=0, le=MAX_FILES)
+    unchanged: int = Field(0, ge=0, le=MAX_FILES)
     home: str = ""
 
 

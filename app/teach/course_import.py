@@ -92,7 +92,11 @@ async def import_course(
 def _nothing_to_import(files: dict[str, bytes], home: bool) -> dict[str, list[Problem]]:
     if INDEX in files and not home:
         return {
-            INDEX: [Problem(None, _("只有 _index.md：它只在勾选“用 _index.md 更新主页”（API：home=true）时导入。"))]
+            INDEX: [
+                Problem(
+                    None, _("只有 _index.md：它只在勾选“用 _index.md 更新主页”时导入（命令行 --home，API home=true）。")
+                )
+            ]
         }
     if INDEX in files:
         return {}
