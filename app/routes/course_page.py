@@ -88,7 +88,7 @@ async def confirm(
     check_csrf(session, fields.get("csrf", ""))
     form = validated(ConfirmForm, fields)
     try:
-        data = base64.urlsafe_b64decode(form.archive.encode("ascii"))
+        data = base64.b64decode(form.archive.encode("ascii"), altchars=b"-_", validate=True)
     except (binascii.Error, ValueError, UnicodeEncodeError):
         raise Malformed(_("确认表单里的压缩包读不出来：请重新选择文件并预览。")) from None
     return await _run(request, session, catalog, sandbox, settings, data, form, expect=form.fingerprint)
@@ -99,7 +99,7 @@ async def _chosen(request: Request, session: dict) -> tuple[bytes, ImportChoices
     request._body = await limited_body(request, MAX_ARCHIVE_BYTES + FORM_ROOM, too_large_message())
     try:
         form = await request.form(max_files=1, max_fields=10, max_part_size=FORM_ROOM)
-    except (HTTPException, AssertionError):
+    except HTTPException:
         raise Malformed(_("上传的表单无法解析，请重新选择压缩包。")) from None
     check_csrf(session, str(form.get("csrf", "")))
     file = form.get("archive")
