@@ -185,7 +185,8 @@ def test_the_page_refuses_bad_input_in_the_teachers_language_and_saves_nothing(c
     assert preview_page(client, "wrong", data).status_code == 403
     fields = confirm_fields(preview_page(client, csrf, data).text)
     assert client.post("/teach/import/confirm", data={**fields, "csrf": "wrong"}).status_code == 403
-    assert client.post("/teach/import/confirm", data={**fields, "archive": "%%%"}).status_code == 422
+    bad = client.post("/teach/import/confirm", data={**fields, "archive": "%%%"})
+    assert bad.status_code == 400 and "压缩包读不出来" in bad.text
     assert client.post("/teach/import/confirm", data={**fields, "fingerprint": ""}).status_code == 422
     not_zip = preview_page(client, csrf, b"not an archive")
     assert not_zip.status_code == 422 and "不是 zip 或 tar" in not_zip.text
