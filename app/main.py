@@ -45,6 +45,7 @@ from .sandbox.packages import listing
 from .settings import PROJECT_DIR, Settings, wrong_settings
 from .snippets.errors import SnippetInvalid
 from .snippets.library import SnippetLibrary
+from .teach.starter import STARTER
 from .web.same_origin import same_origin
 
 log = logging.getLogger("codecloze")
@@ -186,6 +187,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     templates.env.globals["status_label"] = status_label
     templates.env.filters["utc_time"] = utc_time
     templates.env.globals["sandbox_packages"] = listing(settings.package_names)  # the upload page lists them
+    templates.env.globals["starter_snippet"] = STARTER  # and explains the format with this file
     templates.env.globals["head_tags"] = head_tags(settings.use_cdn, lambda p: f"/static/{p}")
 
     app.mount("/static", StaticFiles(directory=PROJECT_DIR / "static"), name="static")

@@ -111,7 +111,7 @@ def test_an_archive_with_one_broken_file_saves_nothing_and_lists_its_problems(co
     refused = post(course["url"], zipped(course["folder"]))
     assert refused.status_code == 422
     body = refused.json()
-    assert body["saved"] is False
+    assert body["saved"] is False and "snippets" not in body
     files = {f["file"]: f for f in body["files"]}
     assert set(files) == {f"{i}.md" for i in BUNDLED} | {"broken.md", "_index.md"}
     assert all(files[f"{i}.md"]["ok"] for i in BUNDLED) and files["_index.md"]["ok"]
@@ -149,10 +149,12 @@ def test_the_cli_refuses_a_folder_with_a_symbolic_link_and_reads_nothing_it_poin
 
 def test_without_the_broken_file_the_cli_saves_all_and_the_home_page_follows_the_index(course):
     (course["folder"] / "broken.md").unlink()
-    done = cli(course, str(course["folder"]), "--publish")
+    done = cli(course, str(course["folder"]), "--publish", "--home")
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.splitlines()[-1] == f"{course['folder']}: {len(BUNDLED)} snippet(s), saved"
     assert f"{course['folder'] / BUNDLED[0]}.md: new" in done.stdout.splitlines()
+    home = f"{course['folder'] / '_index.md'}: home page changed: title 'codecloze' -> '导入的课程', intro, sections"
+    assert home in done.stdout.splitlines()
     deadline = time.monotonic() + 20
     while sorted(uploaded(course["url"])) != BUNDLED:  # the server takes what the CLI committed
         assert time.monotonic() < deadline
@@ -288,7 +290,7 @@ def test_an_index_of_many_unknown_ids_is_answered_without_stalling_the_server(co
     (folder / "fresh-one.md").write_text((PROJECT_DIR / "snippets" / "mlm-online-softmax.md").read_text())
     data = zipped(folder, {"_index.md": index.encode()})
     answer: list[httpx.Response] = []
-    importer = threading.Thread(target=lambda: answer.append(post(course["url"], data)))
+    importer = threading.Thread(target=lambda: answer.append(post(course["url"], data, "?home=true")))
     importer.start()
     waits = []
     while importer.is_alive():

@@ -1,6 +1,7 @@
 """A course at once through the JSON API: `POST /api/import` with a zip or tar of `.md` files."""
 
 import asyncio
+import re
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -15,6 +16,7 @@ from ..i18n import _
 from ..snippets.course import ArchiveRefused, read_archive
 from ..teach.course_import import import_course
 
+FINGERPRINT = re.compile(r"[0-9a-f]{32}")
 router = APIRouter(prefix="/api", dependencies=[Depends(api_teacher)], tags=["teachers"])
 MAX_ARCHIVE_BYTES = 8 << 20
 ARCHIVE_TYPES = (
@@ -32,14 +34,26 @@ ARCHIVE_TYPES = (
 
 class ImportQuery(BaseModel):
     publish: bool = Field(False, description="publish every snippet of the course once it is saved")
+    home: bool = Field(False, description="let the course's _index.md change the home page (title, intro, sections)")
+    preview: bool = Field(False, description="save nothing: say what the import would do, and its fingerprint")
+    expect: str | None = Field(
+        None, description="a preview's fingerprint: save only if the import still does exactly that (else 409)"
+    )
 
-    @field_validator("publish", mode="before")
+    @field_validator("publish", "home", "preview", mode="before")
     @classmethod
-    def _flag(cls, raw) -> bool:
+    def _flag(cls, raw, info) -> bool:
         value = str(raw).lower()
         if value not in ("true", "false", "1", "0"):
-            raise UserError(_("publish 只能是 true 或 false。"))
+            raise UserError(_("%(name)s 只能是 true 或 false。", name=info.field_name))
         return value in ("true", "1")
+
+    @field_validator("expect")
+    @classmethod
+    def _fingerprint(cls, raw: str | None) -> str | None:
+        if raw is not None and not FINGERPRINT.fullmatch(raw):
+            raise UserError(_("expect 必须是预览给出的指纹（32 个十六进制字符）。"))
+        return raw
 
 
 @router.post(
@@ -56,11 +70,9 @@ async def import_archive(
 ) -> JSONResponse:
     if content_type(request) not in ARCHIVE_TYPES:
         raise Unsupported(_("请以 zip 或 tar 压缩包上传课程。"))
-    data = await limited_body(
-        request, MAX_ARCHIVE_BYTES, _("压缩包太大（上限 %(mb)s MB）。", mb=MAX_ARCHIVE_BYTES >> 20)
-    )
+    data = await limited_body(request, MAX_ARCHIVE_BYTES, too_large_message())
     try:
-        files = await asyncio.to_thread(read_archive, data)  # decompressing is no work for the event loop
+        files = await archive_files(data)
     except ArchiveRefused as err:
         return JSONResponse({"saved": False, "error": list(err.args[0])}, status_code=422)
     report = await import_course(
@@ -69,5 +81,26 @@ async def import_archive(
         sandbox=sandbox,
         packages=settings.package_names,
         publish=query.publish,
+        home=query.home,
+        preview=query.preview,
+        expect=query.expect,
     )
-    return JSONResponse(report.as_json(), status_code=201 if report.saved else 422)
+    return JSONResponse(report.as_json(), status_code=status_of(report))
+
+
+def too_large_message() -> str:
+    return _("压缩包太大（上限 %(mb)s MB）。", mb=MAX_ARCHIVE_BYTES >> 20)
+
+
+async def archive_files(data: bytes) -> dict[str, bytes]:
+    """The archive's `.md` files, read within its bounds; decompressing is no work for the event loop."""
+    return await asyncio.to_thread(read_archive, data)
+
+
+def status_of(report) -> int:
+    """Saved 201; a preview 200; a confirm whose preview is out of date 409; problems 422."""
+    if report.saved:
+        return 201
+    if not report.ok:
+        return 422
+    return 409 if report.stale else 200

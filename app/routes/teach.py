@@ -19,10 +19,13 @@ from ..i18n import _
 from ..snippets.hints import failure_text, reason_text
 from ..teach import analysis_decisions
 from ..teach.analysis_decisions import analysed_version
+from ..teach.starter import STARTER
 from ..teach.strength_pages import LEVELS, heatmap, state_names, stored
+from . import course_page
 from .uploads import read_upload
 
 router = APIRouter(prefix="/teach")
+router.include_router(course_page.router)
 
 
 class LoginForm(BaseModel):
@@ -57,6 +60,7 @@ class SavedQuery(BaseModel):
 
     saved: str = ""
     ms: str = ""
+    named: str = ""  # "title": the upload named no id, so its title gave one
 
 
 def _page(
@@ -142,8 +146,14 @@ async def dashboard(request: Request, session: TeacherSession, teaching: Teachin
 
 
 @router.get("/new")
-async def new_form(request: Request, session: TeacherSession, teaching: TeachingDep) -> Response:
-    return _page(request, teaching, session, "edit.html", snippet_id="", text="", editing=False)
+async def new_form(
+    request: Request,
+    session: TeacherSession,
+    teaching: TeachingDep,
+    start: Annotated[str, Query(description="`starter`: the form holds the filled-in example file")] = "",
+) -> Response:
+    text = STARTER if start == "starter" else ""
+    return _page(request, teaching, session, "edit.html", snippet_id="", text=text, editing=False)
 
 
 @router.post("/new")
@@ -184,6 +194,7 @@ async def detail(
         status_name=publishing.status_of(teaching.catalog, snippet),
         just_saved=just_saved,
         saved_ms=int(query.ms) if just_saved and query.ms.isdigit() and len(query.ms) < 7 else None,
+        id_from_title=just_saved and query.named == "title",
     )
 
 
@@ -230,7 +241,8 @@ def _saved(request: Request, teaching: Teaching, session: dict, outcome) -> Resp
         )
     verdict = outcome.report.verdict
     ms = f"&ms={verdict.seconds * 1000:.0f}" if verdict is not None else ""
-    return RedirectResponse(f"/teach/snippets/{snippet.id}?saved={snippet.version}{ms}", status_code=303)
+    named = "&named=title" if outcome.id_from_title else ""
+    return RedirectResponse(f"/teach/snippets/{snippet.id}?saved={snippet.version}{ms}{named}", status_code=303)
 
 
 @router.post("/snippets/{snippet_id}/strength")

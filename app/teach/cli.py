@@ -1,4 +1,4 @@
-"""`codecloze import DIR [--publish]`: a course folder into the configured database, at once.
+"""`codecloze import DIR [--publish] [--home]`: a course folder into the configured database, at once.
 
 Same rules as `POST /api/import`: every file validated (its reference code run in the sandbox),
 every problem of every file printed, and all saved in one transaction or nothing. Settings come
@@ -24,6 +24,9 @@ def _parser() -> argparse.ArgumentParser:
     run = commands.add_parser("import", help="import a folder of snippet files (and its _index.md) at once")
     run.add_argument("folder", metavar="DIR")
     run.add_argument("--publish", action="store_true", help="publish the new snippets (default: drafts)")
+    run.add_argument(
+        "--home", action="store_true", help="let the folder's _index.md change the home page (default: it is ignored)"
+    )
     run.add_argument("--no-run", action="store_true", help="do not run the reference code (format and imports only)")
     return parser
 
@@ -71,10 +74,25 @@ def print_report(folder: str, report) -> None:
     for name, problems in report.problems.items():
         for problem in problems:
             print(problem_line(str(Path(folder) / name), problem))
-    for snippet_id, change in (report.changes or {}).items():
-        print(f"{Path(folder) / snippet_id}.md: {change}")
-    state = "saved" if report.saved else "nothing saved"
-    print(f"{folder}: {len(report.snippets)} snippet(s), {state}")
+    if report.ok:
+        for snippet_id, change in (report.changes or {}).items():
+            print(f"{Path(folder) / snippet_id}.md: {change}")
+        if report.home is not None:
+            print(f"{Path(folder) / '_index.md'}: {home_line(report.home)}")
+    state = f"{len(report.snippets)} snippet(s), saved" if report.saved else "nothing saved"
+    print(f"{folder}: {state}")
+
+
+def home_line(home) -> str:
+    """What the `_index.md` did to the home page, in one line."""
+    if not home.apply:
+        return "home page unchanged (--home applies it)"
+    if not home.changes_anything:
+        return "home page unchanged (the same title, intro and sections)"
+    parts = [f"title {home.title_before!r} -> {home.title_after!r}"] if home.title_before != home.title_after else []
+    parts += ["intro"] if home.intro_changed else []
+    parts += ["sections"] if home.sections_changed else []
+    return "home page changed: " + ", ".join(parts)
 
 
 async def _import(args, settings: Settings) -> int:
@@ -94,7 +112,7 @@ async def _import(args, settings: Settings) -> int:
     sandbox = await _sandbox(settings, args.no_run)
     try:
         report = await import_course(
-            files, catalog, sandbox=sandbox, packages=settings.package_names, publish=args.publish
+            files, catalog, sandbox=sandbox, packages=settings.package_names, publish=args.publish, home=args.home
         )
     finally:
         if sandbox is not None:

@@ -1,49 +1,69 @@
 """Importing a course at once: every file validated, every problem of every file reported, and
-all of it saved in one transaction or nothing (`codecloze import DIR`, `POST /api/import`)."""
+all of it saved in one transaction or nothing (`codecloze import DIR`, `POST /api/import`,
+`/teach/import`). A preview says what the import would do and names it by a fingerprint; a
+confirm carrying that fingerprint saves only if the files, the choices and what the server holds
+are still what the preview saw."""
 
 import asyncio
-import re
+import hashlib
 from dataclasses import dataclass
 
 from ..i18n import _
-from ..snippets.course import INDEX, parse_index
-from ..snippets.errors import Problem, SnippetInvalid, with_text
-from ..snippets.files import decode
+from ..snippets.course import INDEX
+from ..snippets.errors import Problem
 from ..snippets.model import Snippet
-from ..snippets.parse import version_of
 from ..snippets.validate import validate
+from .course_home import HomeChange, home_change, read_index
 
 
 @dataclass(frozen=True)
 class ImportReport:
     problems: dict[str, list[Problem]]  # per file name, in name order; an empty list: that file is fine
-    snippets: list[Snippet]  # the snippets in the files (saved when `saved`)
+    snippets: list[Snippet]  # the valid snippets in the files (saved only when `saved`)
     saved: bool = False
     changes: dict[str, str] | None = None  # per snippet id: new, changed or unchanged (before the import)
+    home: HomeChange | None = None  # what the course's `_index.md` does to the home page
+    fingerprint: str = ""  # names what a preview saw: the files, the choices, the server's state
+    stale: bool = False  # a confirm whose files or server changed since its preview: nothing saved
 
     @property
     def ok(self) -> bool:
         return not any(self.problems.values())
 
     def as_json(self) -> dict:
-        return {
-            "saved": self.saved,
-            "snippets": [s.id for s in self.snippets],
-            "changes": self.changes or {},
-            "files": [
-                {"file": name, "ok": not found, "problems": [p.as_json() for p in found]}
-                for name, found in self.problems.items()
-            ],
-        }
+        files = [
+            {"file": name, "ok": not found, "problems": [p.as_json() for p in found]}
+            for name, found in self.problems.items()
+        ]
+        if not self.ok:  # a refusal: which files are wrong, and nothing that reads as saved
+            return {"saved": False, "files": files}
+        outcome = {"changes": self.changes or {}, "home": self.home.as_json() if self.home else None}
+        if self.saved:
+            return {"saved": True, "snippets": [s.id for s in self.snippets], **outcome, "files": files}
+        body = {"saved": False, "preview": {"fingerprint": self.fingerprint, **outcome}, "files": files}
+        if self.stale:
+            body["error"] = [stale_message()]
+        return body
 
 
-UNKNOWN_SHOWN = 20  # ids named one by one; the rest are counted
-_WORD = re.compile(r"[A-Za-z0-9_-]+")
+def stale_message() -> str:
+    return _("预览之后，文件或服务器上的片段变了：什么也没有保存。请看新的预览，再确认一次。")
 
 
-async def import_course(files: dict[str, bytes], catalog, *, sandbox, packages, publish: bool) -> ImportReport:
-    """Validate every `.md` (snippets by file name, `_index.md` for order and sections), then
-    save all of them or none."""
+async def import_course(
+    files: dict[str, bytes],
+    catalog,
+    *,
+    sandbox,
+    packages,
+    publish: bool,
+    home: bool = False,
+    preview: bool = False,
+    expect: str | None = None,
+) -> ImportReport:
+    """Validate every `.md` (snippets by file name, `_index.md` for the home page), then save all
+    of them or none. The `_index.md` changes the home page only with `home`; `preview` saves
+    nothing; `expect` saves only what the preview of that fingerprint saw."""
     problems: dict[str, list[Problem]] = {}
     snippets = []
     for name in sorted(files):
@@ -53,15 +73,34 @@ async def import_course(files: dict[str, bytes], catalog, *, sandbox, packages, 
         problems[name] = found
         snippets += [snippet] if snippet else []
     known = {s.id for s in snippets} | {s.id for s in catalog.library.all(include_hidden=True)}
-    index = await asyncio.to_thread(_index, files, known, problems)  # YAML of up to 256 KB: off the event loop
+    # YAML of up to 256 KB: off the event loop
+    index = await asyncio.to_thread(read_index, files, known, problems, home)
     if not snippets and not any(problems.values()):
-        problems["."] = [Problem(None, _("没有找到任何片段文件（.md）。"))]
+        problems.update(_nothing_to_import(files, home))
     changes = {s.id: change(catalog.library.get(s.id), s) for s in snippets}
-    report = ImportReport(problems, snippets, changes=changes)
-    if not report.ok:
+    shown = home_change(catalog.library, index[2], home) if index else None
+    fingerprint = _fingerprint(files, catalog.library, snippets, shown, publish)
+    report = ImportReport(problems, snippets, changes=changes, home=shown, fingerprint=fingerprint)
+    if not report.ok or preview:
         return report
-    catalog.save_course(snippets, index, publish)
-    return ImportReport(problems, snippets, saved=True, changes=changes)
+    if expect is not None and expect != fingerprint:
+        return ImportReport(problems, snippets, changes=changes, home=shown, fingerprint=fingerprint, stale=True)
+    catalog.save_course(snippets, index[:2] if index and home else None, publish)
+    return ImportReport(problems, snippets, saved=True, changes=changes, home=shown, fingerprint=fingerprint)
+
+
+def _nothing_to_import(files: dict[str, bytes], home: bool) -> dict[str, list[Problem]]:
+    if INDEX in files and not home:
+        return {
+            INDEX: [
+                Problem(
+                    None, _("只有 _index.md：它只在勾选“用 _index.md 更新主页”时导入（命令行 --home，API home=true）。")
+                )
+            ]
+        }
+    if INDEX in files:
+        return {}
+    return {".": [Problem(None, _("没有找到任何片段文件（.md）。"))]}
 
 
 def change(before: Snippet | None, after: Snippet) -> str:
@@ -69,6 +108,20 @@ def change(before: Snippet | None, after: Snippet) -> str:
     if before is None:
         return "new"
     return "unchanged" if before.version == after.version else "changed"
+
+
+def _fingerprint(files: dict[str, bytes], library, snippets: list[Snippet], home: HomeChange | None, publish) -> str:
+    """One name for what an import would do: every file's bytes, the choices, and the current
+    version of every snippet and of the home page it would change."""
+    digest = hashlib.sha256()
+    for name in sorted(files):
+        digest.update(f"{name}\0{hashlib.sha256(files[name]).hexdigest()}\0".encode())
+    for snippet in snippets:
+        before = library.get(snippet.id)
+        digest.update(f"{snippet.id}\0{before.version if before else '-'}\0".encode())
+    shown = home.as_json() if home else None
+    digest.update(f"{publish}\0{shown}\0{library.course_version}\0".encode())
+    return digest.hexdigest()[:32]
 
 
 async def _snippet(name: str, data: bytes, catalog, sandbox, packages) -> tuple[list[Problem], Snippet | None]:
@@ -79,38 +132,3 @@ async def _snippet(name: str, data: bytes, catalog, sandbox, packages) -> tuple[
         ], None
     report = await validate(data, snippet_id, sandbox=sandbox, editing=True, packages=packages)
     return report.problems, report.snippet if report.ok else None
-
-
-def _index(files: dict[str, bytes], known: set[str], problems: dict) -> tuple[str, str] | None:
-    """(version, text) of `_index.md`, its problems filed under its name: unknown ids too."""
-    if INDEX not in files:
-        return None
-    found: list[Problem] = []
-    try:
-        text = decode(files[INDEX], INDEX)
-    except SnippetInvalid as err:
-        problems[INDEX] = err.problems
-        return None
-    index = parse_index(text, found)
-    unknown = [snippet_id for snippet_id in dict.fromkeys(index.order) if snippet_id not in known]
-    first_lines = _first_lines(text)  # one pass over the text, whatever the number of ids
-    for snippet_id in unknown[:UNKNOWN_SHOWN]:
-        found.append(
-            Problem(
-                first_lines.get(snippet_id),
-                _("sections 里的 “%(id)s” 既不在导入的文件里，也不在服务器上。", id=snippet_id[:64]),
-            )
-        )
-    if len(unknown) > UNKNOWN_SHOWN:
-        found.append(Problem(None, _("还有 %(n)s 个 id 也不存在。", n=len(unknown) - UNKNOWN_SHOWN)))
-    problems[INDEX] = with_text(found, text)
-    return version_of(text), text
-
-
-def _first_lines(text: str) -> dict[str, int]:
-    """Each id-like word of the text → the first line it is on."""
-    out: dict[str, int] = {}
-    for n, line in enumerate(text.split("\n"), 1):
-        for word in _WORD.findall(line):
-            out.setdefault(word, n)
-    return out

@@ -11,6 +11,7 @@ from app.snippets.errors import Problem
 from app.snippets.library import SnippetLibrary
 from app.snippets.model import Snippet
 from app.snippets.places import file_place
+from app.snippets.slugs import free_id
 from app.snippets.validate import Report, validate
 from app.teach.catalog import Catalog
 from app.teach.strength_jobs import StrengthJobs
@@ -33,6 +34,7 @@ class Teaching:
 class Outcome:
     report: Report
     saved: Snippet | None
+    id_from_title: bool = False  # the upload named no id: it is a slug of the title
 
 
 def existing(teaching: Teaching, snippet_id: str) -> Snippet:
@@ -52,7 +54,11 @@ def changeable(teaching: Teaching, snippet_id: str) -> Snippet:
 
 
 async def submit(teaching: Teaching, data: bytes | str, snippet_id: str, *, editing: bool) -> Outcome:
-    """Validate an upload or edit; save it only when every rule holds."""
+    """Validate an upload or edit; save it only when every rule holds. Pasted text with no id
+    takes a free slug of its title."""
+    from_title = not editing and not snippet_id and isinstance(data, str)
+    if from_title:
+        snippet_id = free_id(data, lambda i: teaching.library.get(i) is not None)
     report = await validate(
         data,
         snippet_id,
@@ -64,10 +70,10 @@ async def submit(teaching: Teaching, data: bytes | str, snippet_id: str, *, edit
     if editing and snippet_id in teaching.catalog.bundled:
         report = Report([*report.problems, Problem(None, _("内置片段不能修改。"))], report.snippet, report.verdict)
     if not report.ok:
-        return Outcome(report, None)
+        return Outcome(report, None, from_title)
     teaching.catalog.save(report.snippet)
     analyse(teaching, report.snippet)
-    return Outcome(report, report.snippet)
+    return Outcome(report, report.snippet, from_title)
 
 
 def analyse(teaching: Teaching, snippet: Snippet) -> str | None:
