@@ -37,29 +37,21 @@ EARNS = 0.10  # the share of a figure a cache must move to stay
 
 
 def caches() -> dict[str, object]:
-    """Every lru_cache/cache the running app holds, by a readable name (module.function)."""
+    """Every lru_cache/cache the app's own modules define (a library's, such as urllib's, is not ours to
+    remove), by a readable name (module.function)."""
     found = {}
     for name, module in list(sys.modules.items()):
         if not name.startswith("app.") or module is None:
             continue
         for value in vars(module).values():
-            if hasattr(value, "cache_info") and hasattr(value, "__wrapped__"):
+            if hasattr(value, "cache_info") and hasattr(value, "__wrapped__") and value.__module__.startswith("app."):
                 found.setdefault(id(value), (f"{value.__module__}.{value.__wrapped__.__qualname__}", value))
-    found[id(app.state.identity)] = ("app.memory.identity.Identity.cookie_value", app.state.identity)
     return dict(sorted(found.values()))
 
 
 @contextlib.contextmanager
 def swapped(cached, stand_in):
-    """`cached` replaced by `stand_in` wherever a module of the app (or the identity) holds it."""
-    if not hasattr(cached, "cache_info"):  # the identity's per-instance cache
-        memo = cached.cookie_value
-        cached.cookie_value = stand_in
-        try:
-            yield
-        finally:
-            cached.cookie_value = memo
-        return
+    """`cached` replaced by `stand_in` wherever a module of the app holds it."""
     places = []
     for name, module in list(sys.modules.items()):
         if (name.startswith("app.") or name.startswith("bench.")) and module is not None:
@@ -72,14 +64,6 @@ def swapped(cached, stand_in):
     finally:
         for module, attr in places:
             setattr(module, attr, cached)
-
-
-def plain(cached):
-    return cached._cookie_value if not hasattr(cached, "cache_info") else cached.__wrapped__
-
-
-def memo(cached):
-    return cached.cookie_value if not hasattr(cached, "cache_info") else cached
 
 
 class Rounds:
@@ -116,15 +100,14 @@ class Rounds:
         """Milliseconds per request the cache saves, by figure: the calls one pass of rounds makes
         to it, recorded, then each repeated on the plain function (its cost without the cache)."""
         calls: dict[str, list] = {figure: [] for figure in FIGURES}
-        hit = memo(cached)
 
         def recording(*args, **kwargs):
             calls[self.figure].append((args, kwargs))
-            return hit(*args, **kwargs)
+            return cached(*args, **kwargs)
 
         with swapped(cached, recording):
             await self.measure()
-        uncached = plain(cached)
+        uncached = cached.__wrapped__
         out = {}
         for figure, made in calls.items():
             start = time.process_time()
@@ -175,7 +158,7 @@ async def main(rounds: int, repeats: int, only: set[str]) -> None:
             on, without = [], []
             for _ in range(repeats):
                 on.append(await load.measure())
-                with swapped(cached, plain(cached)):
+                with swapped(cached, cached.__wrapped__):
                     without.append(await load.measure())
             print(_row(name, on, without), flush=True)
 
