@@ -1,6 +1,5 @@
 """A drill on a page: which holes a snippet shows in random-mask or fixed (cloze) mode."""
 
-import bisect
 import re
 from dataclasses import dataclass
 
@@ -108,15 +107,14 @@ def blank_name() -> str:
 
 def _labels(template: str, code: str, starts: tuple[int, ...]) -> tuple[str, ...]:
     """The n-th blank's accessible name ("blank 3 of 12, line 7"), for blanks starting at `starts`."""
-    lines = _line_starts(code)
     return tuple(
-        template % {"n": n, "total": len(starts), "line": bisect.bisect_right(lines, start)}
-        for n, start in enumerate(starts, start=1)
+        template % {"n": n, "total": len(starts), "line": _line(code, start)} for n, start in enumerate(starts, start=1)
     )
 
 
-def _line_starts(code: str) -> tuple[int, ...]:
-    return (0, *(i + 1 for i, c in enumerate(code) if c == "\n"))
+def _line(code: str, offset: int) -> int:
+    """The line (from 1) that the character at `offset` is on."""
+    return code.count("\n", 0, offset) + 1
 
 
 def _span_holes(code: str, kinds: tuple[str, ...]) -> tuple[tuple, ...]:
@@ -125,7 +123,6 @@ def _span_holes(code: str, kinds: tuple[str, ...]) -> tuple[tuple, ...]:
 
 
 def fixed_drill(snippet: Snippet) -> Drill:
-    lines = _line_starts(snippet.code)
     total = len({b.group for b in snippet.blanks})
     holes = tuple(
         Hole(
@@ -137,7 +134,7 @@ def fixed_drill(snippet: Snippet) -> Drill:
                 "填空 %(n)s（共 %(total)s 个），第 %(line)s 行",
                 n=b.group,
                 total=total,
-                line=bisect.bisect_right(lines, b.start),
+                line=_line(snippet.code, b.start),
             ),
             b.hint,
             str(b.group),
