@@ -9,6 +9,9 @@ view until they submit on it). A cache earns its place when turning it off
 costs one of these figures 10 % or more. Two measures: what each cache saves (its calls in a pass
 of rounds, recorded, then repeated on the plain function: steady on a busy machine), and the
 figures end to end with the cache on and off (what a learner would see; noisy when shared).
+What a cache saves is measured with every other cache on: one whose calls come from inside
+another's misses shows only once that one is gone, so after removing several, measure the figures
+end to end again (`--repeats`, or bench/drill_cpu.py).
 
     python bench/caches.py [--rounds 40] [--repeats 2] [--only name,name]
 """
@@ -88,8 +91,10 @@ class Rounds:
         for unit in UNITS:
             self.next_seed += 1
             seed = self.next_seed
-            body = urlencode(submission_form(unit, seed, self.rng)).encode()
             yield f"page {unit}", call("GET", page_url(unit, seed))
+            # After the page, so that it draws a mask never drawn before; the load's own work, no figure's.
+            self.figure = ""
+            body = urlencode(submission_form(unit, seed, self.rng)).encode()
             yield f"submission {unit}", call("POST", f"/s/{SNIPPET}/drill", body)
         yield "review", self.review(SNIPPET)
         yield "edited", self.review(EDITED)
@@ -102,7 +107,8 @@ class Rounds:
         calls: dict[str, list] = {figure: [] for figure in FIGURES}
 
         def recording(*args, **kwargs):
-            calls[self.figure].append((args, kwargs))
+            if self.figure:
+                calls[self.figure].append((args, kwargs))
             return cached(*args, **kwargs)
 
         with swapped(cached, recording):
