@@ -87,10 +87,14 @@ def _mask_holes(
 ) -> tuple[tuple[Hole, ...], int]:
     """The blanks of a mask and the eligible tokens they hide."""
     if unit == "token":
-        spans = _span_holes(code, kinds)
-        chosen = [spans[i] for i in random_mask(version, len(spans), rate, seed)]  # among the eligible spans
-        labels = _labels(blank_name(), code, tuple(hole[1] for hole in chosen))
-        return tuple(Hole(*hole[:4], name, None, "", hole[4]) for hole, name in zip(chosen, labels)), len(chosen)
+        spans = eligible_spans(code, kinds)
+        chosen = [spans[i] for i in random_mask(version, len(spans), rate, seed)]
+        labels = _labels(blank_name(), code, tuple(s.start for s in chosen))
+        holes = tuple(
+            Hole(f"s{s.index}", s.start, s.end, s.text, name, span=(s.index, s.index))
+            for s, name in zip(chosen, labels)
+        )
+        return holes, len(chosen)
     mask = (span_mask if unit == "span" else line_mask)(code, version, kinds, rate, seed)
     labels = _labels(blank_name(), code, tuple(p.start for p in mask))
     holes = tuple(
