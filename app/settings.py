@@ -10,7 +10,6 @@ import logging
 import multiprocessing
 import os
 import re
-from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 from typing import Literal
@@ -290,7 +289,6 @@ def several_workers() -> bool:
     )
 
 
-@lru_cache(maxsize=64)  # what is installed does not change while the process runs
 def _installed(name: str) -> bool:
     try:
         metadata.distribution(name)

@@ -9,6 +9,9 @@ view until they submit on it). A cache earns its place when turning it off
 costs one of these figures 10 % or more. Two measures: what each cache saves (its calls in a pass
 of rounds, recorded, then repeated on the plain function: steady on a busy machine), and the
 figures end to end with the cache on and off (what a learner would see; noisy when shared).
+What a cache saves is measured with every other cache on: one whose calls come from inside
+another's misses shows only once that one is gone, so after removing several, measure the figures
+end to end again (`--repeats`, or bench/drill_cpu.py).
 
     python bench/caches.py [--rounds 40] [--repeats 2] [--only name,name]
 """
@@ -37,29 +40,21 @@ EARNS = 0.10  # the share of a figure a cache must move to stay
 
 
 def caches() -> dict[str, object]:
-    """Every lru_cache/cache the running app holds, by a readable name (module.function)."""
+    """Every lru_cache/cache the app's own modules define (a library's, such as urllib's, is not ours to
+    remove), by a readable name (module.function)."""
     found = {}
     for name, module in list(sys.modules.items()):
         if not name.startswith("app.") or module is None:
             continue
         for value in vars(module).values():
-            if hasattr(value, "cache_info") and hasattr(value, "__wrapped__"):
+            if hasattr(value, "cache_info") and hasattr(value, "__wrapped__") and value.__module__.startswith("app."):
                 found.setdefault(id(value), (f"{value.__module__}.{value.__wrapped__.__qualname__}", value))
-    found[id(app.state.identity)] = ("app.memory.identity.Identity.cookie_value", app.state.identity)
     return dict(sorted(found.values()))
 
 
 @contextlib.contextmanager
 def swapped(cached, stand_in):
-    """`cached` replaced by `stand_in` wherever a module of the app (or the identity) holds it."""
-    if not hasattr(cached, "cache_info"):  # the identity's per-instance cache
-        memo = cached.cookie_value
-        cached.cookie_value = stand_in
-        try:
-            yield
-        finally:
-            cached.cookie_value = memo
-        return
+    """`cached` replaced by `stand_in` wherever a module of the app holds it."""
     places = []
     for name, module in list(sys.modules.items()):
         if (name.startswith("app.") or name.startswith("bench.")) and module is not None:
@@ -72,14 +67,6 @@ def swapped(cached, stand_in):
     finally:
         for module, attr in places:
             setattr(module, attr, cached)
-
-
-def plain(cached):
-    return cached._cookie_value if not hasattr(cached, "cache_info") else cached.__wrapped__
-
-
-def memo(cached):
-    return cached.cookie_value if not hasattr(cached, "cache_info") else cached
 
 
 class Rounds:
@@ -104,8 +91,10 @@ class Rounds:
         for unit in UNITS:
             self.next_seed += 1
             seed = self.next_seed
-            body = urlencode(submission_form(unit, seed, self.rng)).encode()
             yield f"page {unit}", call("GET", page_url(unit, seed))
+            # After the page, so that it draws a mask never drawn before; the load's own work, no figure's.
+            self.figure = ""
+            body = urlencode(submission_form(unit, seed, self.rng)).encode()
             yield f"submission {unit}", call("POST", f"/s/{SNIPPET}/drill", body)
         yield "review", self.review(SNIPPET)
         yield "edited", self.review(EDITED)
@@ -116,15 +105,15 @@ class Rounds:
         """Milliseconds per request the cache saves, by figure: the calls one pass of rounds makes
         to it, recorded, then each repeated on the plain function (its cost without the cache)."""
         calls: dict[str, list] = {figure: [] for figure in FIGURES}
-        hit = memo(cached)
 
         def recording(*args, **kwargs):
-            calls[self.figure].append((args, kwargs))
-            return hit(*args, **kwargs)
+            if self.figure:
+                calls[self.figure].append((args, kwargs))
+            return cached(*args, **kwargs)
 
         with swapped(cached, recording):
             await self.measure()
-        uncached = plain(cached)
+        uncached = cached.__wrapped__
         out = {}
         for figure, made in calls.items():
             start = time.process_time()
@@ -175,7 +164,7 @@ async def main(rounds: int, repeats: int, only: set[str]) -> None:
             on, without = [], []
             for _ in range(repeats):
                 on.append(await load.measure())
-                with swapped(cached, plain(cached)):
+                with swapped(cached, cached.__wrapped__):
                     without.append(await load.measure())
             print(_row(name, on, without), flush=True)
 

@@ -3,16 +3,16 @@
 import pytest
 from pydantic import ValidationError
 
-from app.settings import Settings, wrong_settings
-from app.web.client_address import client_address, trusted_networks
+from app.settings import Settings, proxy_networks, wrong_settings
+from app.web.client_address import client_address
 
 pytestmark = pytest.mark.unit
 
-PROXY = trusted_networks("10.0.0.1, 192.168.0.0/16")
+PROXY = proxy_networks("10.0.0.1, 192.168.0.0/16")
 
 
 def test_without_trusted_proxies_the_header_is_ignored():
-    assert client_address("127.0.0.1", ["6.6.6.6"], trusted_networks("")) == "127.0.0.1"
+    assert client_address("127.0.0.1", ["6.6.6.6"], proxy_networks("")) == "127.0.0.1"
     assert client_address("203.0.113.5", ["6.6.6.6"], PROXY) == "203.0.113.5"  # a peer that is no proxy
 
 

@@ -211,13 +211,11 @@ def test_verdict_messages_speak_the_learners_language(status, message, shown):
     assert learner_message(run, "assert a\nassert b\n") == shown
 
 
-def test_cached_token_diff_html_equals_the_plain_one():
+def test_a_token_diff_escapes_what_was_typed():
     from app.routes.outcome import _diff
 
-    pairs = [("torch.maximum(a,b)", "torch.max(a, b)"), ("<b>&'", "x < y"), ("1e4", "10000.0"), ("", "q_i @ k_j.T")]
-    for given, expected in pairs * 2:  # the second round is served from the cache
-        assert _diff(given, expected) == _diff.__wrapped__(given, expected)
     assert "&lt;b&gt;&amp;" in _diff("<b>&'", "x < y")
+    assert _diff("torch.maximum(a,b)", "torch.max(a, b)").count("<del>") == 1
 
 
 @pytest.mark.parametrize(

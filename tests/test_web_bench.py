@@ -39,3 +39,12 @@ def test_the_served_bench_app_keeps_the_background_work_of_a_served_app():
     out = run_python("-c", SERVED)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split()[-2:] == ["True", "True"], out.stdout
+
+
+def test_the_caches_benchmark_lists_every_cache_of_the_app_and_what_it_saves():
+    out = run_python("bench/caches.py", "--rounds", "1", "--repeats", "0")
+    assert out.returncode == 0, out.stderr[-2000:]
+    rows = [line for line in out.stdout.splitlines() if line.startswith("| `app.")]
+    names = {row.split("`")[1] for row in rows}
+    assert {"app.engine.tokens.candidate_spans", "app.web.zone._zones", "app.memory.versions.version_map"} <= names
+    assert all(row.rstrip(" |").endswith(("yes", "no")) for row in rows), rows

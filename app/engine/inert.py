@@ -6,14 +6,12 @@ Each is a kind of its own that a learner can opt into, the way punctuation is.
 """
 
 import ast
-from functools import lru_cache
 
 INERT_KINDS = ("annotations", "docstrings", "messages")
 _LOGGERS = {"logging", "logger", "log", "LOGGER", "LOG"}
 _LOG_METHODS = {"debug", "info", "warning", "warn", "error", "exception", "critical", "log"}
 
 
-@lru_cache(maxsize=256)
 def inert_ranges(code: str) -> tuple[tuple[int, int, str], ...]:
     """(start, end, kind) character ranges of the inert places of `code`; none when it does not parse."""
     try:

@@ -1,7 +1,6 @@
 """Scoring blanks by token match, and splicing answers back into code for execution."""
 
 import re
-from functools import lru_cache
 from typing import NamedTuple
 
 from .tokens import eligible_spans, token_sequence
@@ -58,7 +57,6 @@ def is_match(given: str, expected: str) -> bool:
     return token_sequence(given) == token_sequence(expected)
 
 
-@lru_cache(maxsize=8192)
 def _shape(expected: str) -> tuple[bool, str]:
     """Whether an answer needs no tokenizer to tell it apart (no string, comment, line join or
     number), and its non-blank characters."""

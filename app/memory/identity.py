@@ -6,7 +6,6 @@ gets a fresh id. The key is the app's secret (app/web/keys.py), so learners surv
 
 import secrets
 from datetime import UTC, datetime
-from functools import lru_cache
 
 from itsdangerous import BadSignature, Signer, URLSafeSerializer
 from sqlalchemy import insert, select, update
@@ -33,7 +32,6 @@ class Identity:
     def __init__(self, secret: str):
         self._cookie = Signer(secret, salt="learner-id")
         self._link = URLSafeSerializer(secret, salt="device-link")
-        self.cookie_value = lru_cache(maxsize=4096)(self._cookie_value)
 
     def learner_from(self, cookie: str | None) -> str | None:
         """The id a cookie carries, if this server signed it."""
@@ -49,7 +47,7 @@ class Identity:
     def new_id() -> str:
         return secrets.token_hex(ID_BYTES)
 
-    def _cookie_value(self, learner: str) -> str:
+    def cookie_value(self, learner: str) -> str:
         return self._cookie.sign(learner).decode("ascii")
 
     def set_cookie_header(self, learner: str) -> bytes:

@@ -1,7 +1,6 @@
 """Each learner's memory model: FSRS with their fitted parameters (or the defaults) and the
 desired retention they chose on /me. A keyed row read per page or attempt batch."""
 
-from functools import lru_cache
 from typing import NamedTuple
 
 from fsrs import Rating, Scheduler
@@ -30,7 +29,6 @@ class LearnerModel(NamedTuple):
         return self.calibration.scale(False), self.calibration.scale(True)
 
 
-@lru_cache(maxsize=512)
 def scheduler_for(parameters: tuple[float, ...] | None, retention: float) -> Scheduler:
     """No fuzzing: a card's due date is a function of its reviews, so tests and pages agree."""
     if parameters is None:
@@ -72,7 +70,6 @@ def self_rated_scheduler(scheduler: Scheduler, rating: Rating) -> Scheduler:
     return _without_steps(tuple(scheduler.parameters), scheduler.desired_retention)
 
 
-@lru_cache(maxsize=512)
 def _without_steps(parameters: tuple[float, ...], retention: float) -> Scheduler:
     return Scheduler(
         parameters=parameters,

@@ -21,7 +21,6 @@ from ..snippets.parse import parse_snippet
 _SKIPPED = {tokenize.NL, tokenize.COMMENT, tokenize.ENDMARKER}
 
 
-@lru_cache(maxsize=256)
 def token_texts(code: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
     """Every token's text, and for each the eligible span index it is (-1 if none)."""
     lines = [0]

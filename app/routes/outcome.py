@@ -1,7 +1,6 @@
 """What a scored submission shows on the snippet page: score, verdict, token diffs."""
 
 import html
-from functools import lru_cache
 
 from markupsafe import Markup
 
@@ -58,7 +57,6 @@ def diffs_html(drill: Drill, result: Result) -> Markup:
     return Markup(f'<ul class="diffs">{rows}</ul>')
 
 
-@lru_cache(maxsize=4096)
 def _diff(given: str, expected: str) -> str:
     return "".join(_change(c) for c in token_diff(given, expected))
 

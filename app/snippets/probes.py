@@ -6,7 +6,6 @@ arithmetic and comparisons, and a few calls that only read (`len`, `.dim()`, `.s
 """
 
 import ast
-from functools import lru_cache
 
 from .mutants import Mutant
 
@@ -44,7 +43,6 @@ def probes_for(code: str, survivors: list[Mutant]) -> tuple[dict, ...]:
     return tuple({"id": n, **p} for n, p in enumerate(out))
 
 
-@lru_cache(maxsize=32)
 def _parsed(code: str) -> tuple[ast.Module | None, tuple[int, ...]]:
     offsets = [0]
     for line in code.splitlines(keepends=True):

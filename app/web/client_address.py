@@ -9,14 +9,10 @@ further left is its own claim and ignored. uvicorn must not rewrite the peer its
 """
 
 import ipaddress
-from functools import lru_cache
 
 from fastapi import Request
 
 from app.settings import Network, proxy_networks
-
-# Parsed once per setting value; Settings refused a wrong one at start-up.
-trusted_networks = lru_cache(maxsize=8)(proxy_networks)
 
 
 def _trusted(address: str, networks: tuple[Network, ...]) -> bool:
@@ -42,6 +38,6 @@ def client_address(peer: str | None, forwarded: list[str], networks: tuple[Netwo
 
 
 def of_request(request: Request) -> str | None:
-    networks = trusted_networks(request.app.state.settings.trusted_proxies)
+    networks = proxy_networks(request.app.state.settings.trusted_proxies)  # Settings refused a wrong one
     peer = request.client.host if request.client else None
     return client_address(peer, request.headers.getlist("x-forwarded-for"), networks)
