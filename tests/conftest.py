@@ -52,6 +52,19 @@ def client(settings: Settings):
         yield test_client
 
 
+@pytest.fixture
+def teaching_app(tmp_path, database_url):
+    """An app of its own with the teachers' token of tests/teach_helpers.py, on each database."""
+    from tests.teach_helpers import TOKEN
+
+    settings = Settings(
+        data_dir=tmp_path / "data", execution=False, use_cdn=False, teacher_token=TOKEN, database_url=database_url
+    )
+    app = create_app(settings)
+    with SiteClient(app):  # its lifespan: the app's database and background work start and stop with it
+        yield app
+
+
 @pytest.fixture(scope="module")
 def running_client(tmp_path_factory):
     """An app with the sandbox running, shared by a module's tests (starting it costs ~1 s)."""

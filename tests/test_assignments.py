@@ -9,8 +9,6 @@ import pytest
 from sqlalchemy import func, select
 
 from app.classes.assignments import assignments
-from app.main import create_app
-from app.settings import Settings
 from tests.class_helpers import SNIPPET, learner, make_class, submit, teacher
 from tests.helpers import drill_form
 from tests.site_client import SiteClient
@@ -22,14 +20,8 @@ BEARER = {"authorization": f"Bearer {TOKEN}"}
 
 
 @pytest.fixture
-def app(tmp_path, database_url):
-    app = create_app(
-        Settings(
-            data_dir=tmp_path / "data", execution=False, use_cdn=False, teacher_token=TOKEN, database_url=database_url
-        )
-    )
-    with SiteClient(app):
-        yield app
+def app(teaching_app):
+    return teaching_app
 
 
 def assign(client, code: str, **body):

@@ -10,9 +10,7 @@ from sqlalchemy import func, select
 from app.classes.assignments import assignments
 from app.classes.tables import classes
 from app.db.tables import attempts
-from app.main import create_app
 from app.memory.tables import learners
-from app.settings import Settings
 from tests.class_helpers import SNIPPET, learner, make_class, submit, teacher
 from tests.site_client import SiteClient
 from tests.teach_helpers import TOKEN
@@ -24,14 +22,8 @@ GOOD = {"snippet": SNIPPET, "rate": 30, "unit": "token", "target": {"accuracy": 
 
 
 @pytest.fixture
-def app(tmp_path, database_url):
-    app = create_app(
-        Settings(
-            data_dir=tmp_path / "data", execution=False, use_cdn=False, teacher_token=TOKEN, database_url=database_url
-        )
-    )
-    with SiteClient(app):
-        yield app
+def app(teaching_app):
+    return teaching_app
 
 
 def assign(app, code: str, **body) -> dict:

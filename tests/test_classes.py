@@ -11,9 +11,7 @@ from sqlalchemy import func, select
 from app.classes.tables import alternatives, classes
 from app.db.records import AttemptRecord
 from app.db.tables import attempts
-from app.main import create_app
 from app.memory.export import csv_cell
-from app.settings import Settings
 from tests.class_helpers import SNIPPET, answers_of, learner, make_class, plain_figures, submit, teacher, write_at
 from tests.helpers import drill_form
 from tests.site_client import SiteClient
@@ -25,14 +23,8 @@ BEARER = {"authorization": f"Bearer {TOKEN}"}
 
 
 @pytest.fixture
-def app(tmp_path, database_url):
-    app = create_app(
-        Settings(
-            data_dir=tmp_path / "data", execution=False, use_cdn=False, teacher_token=TOKEN, database_url=database_url
-        )
-    )
-    with SiteClient(app):
-        yield app
+def app(teaching_app):
+    return teaching_app
 
 
 def stats(client, query: str = "") -> dict:

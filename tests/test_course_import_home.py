@@ -10,8 +10,6 @@ import zipfile
 
 import pytest
 
-from app.main import create_app
-from app.settings import Settings
 from tests.site_client import SiteClient
 from tests.teach_helpers import TOKEN, login, snippet_text
 
@@ -22,14 +20,8 @@ INDEX = "---\ntitle: 导入的课程\nsections:\n  - title: 新的一节\n    sn
 
 
 @pytest.fixture
-def app(tmp_path, database_url):
-    app = create_app(
-        Settings(
-            data_dir=tmp_path / "data", execution=False, use_cdn=False, teacher_token=TOKEN, database_url=database_url
-        )
-    )
-    with SiteClient(app):
-        yield app
+def app(teaching_app):
+    return teaching_app
 
 
 @pytest.fixture

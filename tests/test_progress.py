@@ -14,9 +14,7 @@ from sqlalchemy import select, update
 
 from app.classes.assignments import assignments
 from app.db.records import AttemptRecord
-from app.main import create_app
 from app.memory.tables import learners
-from app.settings import Settings
 from tests.class_helpers import SNIPPET, make_class, submit, teacher, write_at
 from tests.helpers import right_answers
 from tests.site_client import SiteClient
@@ -30,14 +28,8 @@ LATE_DUE = "2026-01-10"
 
 
 @pytest.fixture
-def app(tmp_path, database_url):
-    app = create_app(
-        Settings(
-            data_dir=tmp_path / "data", execution=False, use_cdn=False, teacher_token=TOKEN, database_url=database_url
-        )
-    )
-    with SiteClient(app):
-        yield app
+def app(teaching_app):
+    return teaching_app
 
 
 def assign(app, code: str, target: dict, due: str = FAR) -> int:

@@ -5,8 +5,6 @@ import re
 
 import pytest
 
-from app.main import create_app
-from app.settings import Settings
 from app.snippets.parse import parse_snippet
 from app.snippets.slugs import slug
 from app.teach.starter import STARTER
@@ -45,14 +43,8 @@ def test_a_title_slug_is_a_valid_id(title, expected):
 
 
 @pytest.fixture
-def app(tmp_path, database_url):
-    app = create_app(
-        Settings(
-            data_dir=tmp_path / "data", execution=False, use_cdn=False, teacher_token=TOKEN, database_url=database_url
-        )
-    )
-    with SiteClient(app):
-        yield app
+def app(teaching_app):
+    return teaching_app
 
 
 @pytest.fixture
