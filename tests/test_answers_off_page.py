@@ -256,3 +256,24 @@ def test_reveals_older_than_a_day_count_for_nothing_and_go(served, served_data, 
     assert [row[2] for row in reveal_rows(served_data)] == [
         ",".join(sorted(k for k in other if re.fullmatch(r"s\d+", k)))
     ]
+
+
+def row_counts(data: Path) -> dict[str, int]:
+    with closing(sqlite3.connect(data / "codecloze.db")) as db:
+        names = [n for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        return {n: db.execute(f'SELECT count(*) FROM "{n}"').fetchone()[0] for n in names}
+
+
+def test_cookie_less_pages_write_nothing(served, served_data):
+    """Anyone may ask without a cookie: reading a page keeps nothing of them (only a reveal or an attempt does)."""
+    before = row_counts(served_data)
+    for path in (
+        "/",
+        "/me",
+        "/s/mlm-online-softmax/drill?rate=20&seed=1",
+        "/s/mlm-online-softmax/review",
+        "/s/ex1-attention-memory",
+    ):
+        for _ in range(5):
+            assert httpx.get(served + path, timeout=30, follow_redirects=True).status_code == 200
+    assert row_counts(served_data) == before
