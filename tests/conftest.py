@@ -53,12 +53,16 @@ def client(settings: Settings):
 
 
 @pytest.fixture
-def teaching_app(tmp_path, database_url):
+def teaching_app(tmp_path, migrated_database_url):
     """An app of its own with the teachers' token of tests/teach_helpers.py, on each database."""
     from tests.teach_helpers import TOKEN
 
     settings = Settings(
-        data_dir=tmp_path / "data", execution=False, use_cdn=False, teacher_token=TOKEN, database_url=database_url
+        data_dir=tmp_path / "data",
+        execution=False,
+        use_cdn=False,
+        teacher_token=TOKEN,
+        database_url=migrated_database_url,
     )
     app = create_app(settings)
     with SiteClient(app):  # its lifespan: the app's database and background work start and stop with it
@@ -150,7 +154,15 @@ def artifacts() -> Path:
 
 TIERS = ("unit", "app", "server", "browser")
 # Fixtures that start a real process (or share one a session started): only for the server tiers.
-PROCESS_FIXTURES = {"postgres", "database_url", "live_server", "teacher_server", "running_client"}
+PROCESS_FIXTURES = {
+    "postgres",
+    "postgres_template",
+    "database_url",
+    "migrated_database_url",
+    "live_server",
+    "teacher_server",
+    "running_client",
+}
 
 
 def tier(item) -> str | None:
@@ -210,6 +222,28 @@ def database_url(request, tmp_path) -> str:
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'codecloze.db'}"
     return request.getfixturevalue("postgres").new_database()
+
+
+@pytest.fixture(scope="session")
+def postgres_template(postgres, tmp_path_factory) -> str:
+    """`template_database` on PostgreSQL: a database migrated and holding the bundled snippets, made
+    once per run (per xdist worker); returns its name, for CREATE DATABASE … TEMPLATE."""
+    url = postgres.new_database()
+    data = tmp_path_factory.mktemp("pg-template")
+    create_app(Settings(data_dir=data, execution=False, use_cdn=False, database_url=url)).state.store.close()
+    name = url.rsplit("/", 1)[1]
+    postgres.freeze(name)
+    return name
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def migrated_database_url(request, tmp_path, template_database) -> str:
+    """A database of each kind as an app leaves it at its first start: a copy of the run's template."""
+    if request.param == "sqlite":
+        database = tmp_path / "codecloze.db"
+        shutil.copyfile(template_database, database)
+        return f"sqlite:///{database}"
+    return request.getfixturevalue("postgres").new_database(template=request.getfixturevalue("postgres_template"))
 
 
 @pytest.fixture

@@ -78,12 +78,19 @@ class PostgresServer:
     def url(self, database: str = "postgres") -> str:
         return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/{database}"
 
-    def new_database(self) -> str:
-        """A fresh, empty database: each test gets its own."""
+    def new_database(self, template: str | None = None) -> str:
+        """A fresh database, each test its own: empty, or a copy of `template` (a database's name)."""
         name = f"t_{uuid.uuid4().hex[:12]}"
+        copy = f' TEMPLATE "{template}"' if template else ""
         with psycopg.connect(f"host=127.0.0.1 port={self.port} user=postgres dbname=postgres", autocommit=True) as conn:
-            conn.execute(f'CREATE DATABASE "{name}"')
+            conn.execute(f'CREATE DATABASE "{name}"{copy}')
         return self.url(name)
+
+    def freeze(self, name: str) -> None:
+        """A database copied from, never connected to again (autovacuum's visits would stop a copy)."""
+        with psycopg.connect(f"host=127.0.0.1 port={self.port} user=postgres dbname=postgres", autocommit=True) as conn:
+            conn.execute(f'ALTER DATABASE "{name}" WITH IS_TEMPLATE true ALLOW_CONNECTIONS false')
+            conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (name,))
 
 
 def _exists(user: str) -> bool:

@@ -4,7 +4,12 @@ page sends (through a real uvicorn, with script's JSON and without script)."""
 
 import html
 import re
+import sqlite3
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
+from datetime import UTC, datetime, timedelta
 from html.parser import HTMLParser
+from pathlib import Path
 
 import httpx
 import pytest
@@ -12,6 +17,8 @@ from markupsafe import escape
 
 from app.engine.units import UNITS
 from app.learn.drills import fixed_drill, random_drill
+from app.memory.identity import LEARNER_COOKIE
+from app.memory.reveals import KEPT_FOR, MASKS_KEPT
 from tests.helpers import drill_form
 from tests.servers import running_server
 
@@ -88,8 +95,13 @@ def test_a_scored_page_holds_no_answer_of_a_wrong_blank(client):
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    with running_server(tmp_path_factory.mktemp("reveal"), CODECLOZE_EXECUTION="false") as url:
+def served_data(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("reveal")
+
+
+@pytest.fixture(scope="module")
+def served(served_data):
+    with running_server(served_data, CODECLOZE_EXECUTION="false") as url:
         yield url
 
 
@@ -176,3 +188,92 @@ def test_a_reveal_of_a_blank_outside_the_mask_or_from_another_site_is_refused(se
         headers={"origin": "http://evil.example", "accept": "application/json"},
     )
     assert cross.status_code == 403 and "revealed" not in cross.text
+
+
+def reveal_rows(data: Path, learner_id: str | None = None) -> list[tuple]:
+    with closing(sqlite3.connect(data / "codecloze.db")) as db:
+        rows = db.execute("SELECT learner, mask, blanks, created_at FROM reveals").fetchall()
+    return [row for row in rows if learner_id is None or row[0] == learner_id]
+
+
+def test_a_flood_of_anonymous_reveals_writes_a_row_each_and_an_honest_learner_is_unaffected(
+    served, served_data, main_app
+):
+    """3,000 cookie-less `reveal=all` posts once wrote a row per blank (243,000 rows, 50 MB): now one a mask."""
+    form = drill_form(main_app, "mlm-online-softmax", 50, 11)
+    blanks = [k for k in form if re.fullmatch(r"s\d+", k)]
+    before = len(reveal_rows(served_data))
+
+    def anonymous(_):
+        reply = httpx.post(
+            served + "/s/mlm-online-softmax/drill",
+            data={**form, "reveal": "all"},
+            headers={"origin": served, "accept": "application/json"},
+            timeout=30,
+        )
+        return reply.status_code
+
+    honest = learner(served)
+    with ThreadPoolExecutor(8) as pool:
+        flood = pool.map(anonymous, range(300))
+        honest.post(
+            "/s/mlm-online-softmax/drill", data={**form, "reveal": blanks[0]}, headers={"accept": "application/json"}
+        )
+        scored = honest.post("/s/mlm-online-softmax/drill", data=form, headers={"accept": "application/json"})
+        assert set(flood) == {200}
+    assert len(blanks) > 20 and states(scored)[blanks[0]] == "revealed" and states(scored)[blanks[1]] == "right"
+    assert len(reveal_rows(served_data)) - before == 300  # one row a mask, not one a blank
+
+
+def test_a_learner_keeps_reveals_of_their_latest_masks_only(served, served_data, main_app):
+    http = learner(served)
+    seeds = range(100, 100 + MASKS_KEPT + 4)
+    for seed in seeds:
+        form = drill_form(main_app, "mlm-online-softmax", 20, seed)
+        http.post("/s/mlm-online-softmax/drill", data={**form, "reveal": "all"}, headers={"accept": "application/json"})
+    assert len(reveal_rows(served_data, http.cookies[LEARNER_COOKIE].split(".")[0])) == MASKS_KEPT
+    latest = drill_form(main_app, "mlm-online-softmax", 20, seeds[-1])
+    scored = http.post("/s/mlm-online-softmax/drill", data=latest, headers={"accept": "application/json"})
+    assert set(states(scored).values()) == {"revealed"}
+    first = drill_form(main_app, "mlm-online-softmax", 20, seeds[0])
+    scored = http.post("/s/mlm-online-softmax/drill", data=first, headers={"accept": "application/json"})
+    assert set(states(scored).values()) == {"right"}  # dropped: it counts as a new try
+
+
+def test_reveals_older_than_a_day_count_for_nothing_and_go(served, served_data, main_app):
+    form = drill_form(main_app, "mlm-online-softmax", 20, 12)
+    http = learner(served)
+    http.post("/s/mlm-online-softmax/drill", data={**form, "reveal": "all"}, headers={"accept": "application/json"})
+    old = (datetime.now(UTC) - KEPT_FOR - timedelta(minutes=1)).strftime("%Y-%m-%d %H:%M:%S.%f")
+    with closing(sqlite3.connect(served_data / "codecloze.db")) as db, db:
+        db.execute("UPDATE reveals SET created_at = ?", (old,))  # everyone's, as if a day had passed
+    scored = http.post("/s/mlm-online-softmax/drill", data=form, headers={"accept": "application/json"})
+    assert set(states(scored).values()) == {"right"}
+    other = drill_form(main_app, "mlm-online-softmax", 20, 13)
+    learner(served).post(
+        "/s/mlm-online-softmax/drill", data={**other, "reveal": "all"}, headers={"accept": "application/json"}
+    )
+    assert [row[2] for row in reveal_rows(served_data)] == [
+        ",".join(sorted(k for k in other if re.fullmatch(r"s\d+", k)))
+    ]
+
+
+def row_counts(data: Path) -> dict[str, int]:
+    with closing(sqlite3.connect(data / "codecloze.db")) as db:
+        names = [n for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        return {n: db.execute(f'SELECT count(*) FROM "{n}"').fetchone()[0] for n in names}
+
+
+def test_cookie_less_pages_write_nothing(served, served_data):
+    """Anyone may ask without a cookie: reading a page keeps nothing of them (only a reveal or an attempt does)."""
+    before = row_counts(served_data)
+    for path in (
+        "/",
+        "/me",
+        "/s/mlm-online-softmax/drill?rate=20&seed=1",
+        "/s/mlm-online-softmax/review",
+        "/s/ex1-attention-memory",
+    ):
+        for _ in range(5):
+            assert httpx.get(served + path, timeout=30, follow_redirects=True).status_code == 200
+    assert row_counts(served_data) == before

@@ -4,7 +4,7 @@ State is kept per learner incrementally, in the transaction that writes each att
 read a handful of rows and never rescan the attempt history.
 """
 
-from sqlalchemy import JSON, BigInteger, Boolean, Column, DateTime, Float, Index, Integer, String, Table
+from sqlalchemy import JSON, BigInteger, Boolean, Column, DateTime, Float, Index, Integer, String, Table, Text
 
 from ..db.tables import metadata
 
@@ -86,14 +86,15 @@ models = Table(
 )
 
 # Blanks a learner asked to see, per mask (reveals.py): a later submission of that mask counts
-# them revealed whatever the page sends; the submission that counts them takes them away.
+# them revealed whatever the page sends; the submission that counts them takes them away. One row a
+# mask, a few masks a learner, none older than a day: a flood of reveals cannot fill the disk.
 reveals = Table(
     "reveals",
     metadata,
     Column("learner", String(64), primary_key=True),
     Column("mask", String(32), primary_key=True),  # reveals.mask_key: snippet, version and blanks
-    Column("blank", String(16), primary_key=True),
-    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("blanks", Text, nullable=False),  # the blanks' keys, sorted, comma-separated
+    Column("created_at", DateTime(timezone=True), nullable=False, index=True),  # the mask's last reveal
 )
 
 # Blanks judged 运行无法确认 (unproven: a passing run where the check cannot tell), with the token
