@@ -101,7 +101,7 @@ class Settings(BaseSettings):
     jobs_at_once: int = Field(
         0,
         ge=0,
-        description="jobs running at once; 0: up to 4 × `CODECLOZE_WORKERS`, as the memory budget (half the "
+        description="jobs running at once; 0: up to 5 × `CODECLOZE_WORKERS`, as the memory budget (half the "
         "host's memory over `CODECLOZE_MEMORY_MB` + 32 MiB per job) and the process budget (1024 over 16 per "
         "job) allow, never fewer than the workers (app/sandbox/budget.py)",
     )

@@ -128,3 +128,33 @@ def test_colluding_ids_holding_slots_to_the_wall_limit_do_not_delay_an_honest_le
     pool.shutdown()
     assert_goals(results)
     assert running["fork_server"]["jobs_running"] >= 2, running["fork_server"]  # the colluders' jobs did run
+
+
+def test_four_addresses_each_with_many_ids_holding_slots_do_not_delay_an_honest_learner(served):
+    """README's promise: up to four attacking addresses, however many ids each brings."""
+    v = version(served)
+    honest = honest_learner(served, v)
+    stop = threading.Event()
+    attackers = []
+    for source in ("127.0.0.5", "127.0.0.6", "127.0.0.7", "127.0.0.8"):
+        for _ in range(4):  # ids with a history: each has a line of its own
+            http = client(served, source)
+            assert submit(http, v, "0")[0] == 200
+            attackers.append(http)
+
+    def hold(http):  # one job sleeping to the wall limit and one more waiting, per id, at all times
+        while not stop.is_set():
+            submit(http, v, SLEEP_TO_THE_WALL)
+
+    pool = concurrent.futures.ThreadPoolExecutor(2 * len(attackers))
+    futures = [pool.submit(hold, http) for http in attackers for _ in range(2)]
+    time.sleep(1.0)
+    running = httpx.get(served + "/healthz").json()["fork_server"]
+    results = honest_verdicts(honest, v)
+    stop.set()
+    for future in futures:
+        future.result(timeout=60)
+    pool.shutdown()
+    assert_goals(results)
+    # every address held all it may (the workers' worth each), and that left the honest learner a slot
+    assert running["jobs_running"] >= 4 * 2 and running["job_slots"] > running["jobs_running"], running

@@ -11,7 +11,8 @@ import os
 from .cgroups.slots import MEMORY_HEADROOM
 from .types import Limits
 
-PER_WORKER = 4  # jobs running at once per worker, at most
+DEFENDED_ADDRESSES = 4  # addresses that, each holding all it may, still leave an honest job a slot
+PER_WORKER = DEFENDED_ADDRESSES + 1  # jobs running at once per worker, at most: theirs, and the rest's
 MEMORY_SHARE = 0.5  # of the host's memory that jobs may hold together
 PROCESS_BUDGET = 1024  # processes that jobs may hold together
 
@@ -31,3 +32,11 @@ def job_budget(workers: int, limits: Limits, memory: int | None = None) -> int:
     by_memory = int(memory * MEMORY_SHARE) // per_job if memory else PER_WORKER * workers
     by_processes = PROCESS_BUDGET // max(1, limits.max_processes)
     return max(workers, min(PER_WORKER * workers, by_memory, by_processes))
+
+
+def per_address(workers: int, jobs: int) -> int:
+    """Slots one address may hold: as many as its jobs can keep busy (the workers), and few enough
+    that DEFENDED_ADDRESSES addresses holding theirs leave a slot free for anyone else. A classroom
+    behind one address keeps every CPU busy; an attacker needs more addresses than that to make an
+    honest learner wait (with the full budget: 4 × workers + workers jobs)."""
+    return max(1, min(workers, (jobs - 1) // DEFENDED_ADDRESSES))

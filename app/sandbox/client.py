@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from . import framing
-from .budget import job_budget
+from .budget import job_budget, per_address
 from .cgroups import remove_server_trees
 from .connection import Connection, ServerLost
 from .fairness import FairQueue, IdMinting
@@ -47,17 +47,16 @@ class Sandbox:
         flight per address (off by default: a classroom may share one address).
         packages: distributions jobs may import, with their dependencies (packages.py);
         jobs: how many may run at once (default: budget.py's memory and process budget, at most
-        4 per worker); one address may hold all but `workers` of them."""
+        5 per worker); one address may hold `budget.per_address` of them."""
         self.limits, self.queue = limits, queue
         self.workers = workers or os.cpu_count() or 1
         self.jobs = jobs or job_budget(self.workers, limits)
-        others = self.jobs - self.workers if self.jobs > self.workers else self.jobs
         self.fair = FairQueue(
             self.jobs,
             queue,
             per_owner_waiting,
             max(1, self.workers - 1),
-            per_address_running=max(1, others),
+            per_address_running=per_address(self.workers, self.jobs),
             shared_waiting=max(per_owner_waiting, queue // 2),
             shared_running=self.workers,
         )

@@ -60,7 +60,7 @@ def test_busy_at_once_when_workers_and_queue_are_full():
         assert [v.status for v in await asyncio.gather(running, queued)] == ["passed", "passed"]
         assert (await sandbox.run(PASSING)).status == "passed"  # capacity is back
 
-    # One job at once (the budget would admit up to 4 per worker): one running, one waiting, full.
+    # One job at once (the budget would admit up to 5 per worker): one running, one waiting, full.
     _with_sandbox(scenario, workers=1, queue=1, jobs=1)
 
 
