@@ -112,6 +112,23 @@ class Settings(BaseSettings):
         "whose `X-Forwarded-For` names the client; the client is the rightmost entry that is not such a "
         "proxy. Empty: the socket's peer is the client",
     )
+    # Enforced by uvicorn's protocol as ./scripts/serve starts it (app/web/guarded_http.py).
+    request_header_seconds: float = Field(
+        10.0,
+        gt=0,
+        description="a connection that has not sent a request's whole headers this long after it opened (or "
+        "after the first byte of its next request) is answered 408 and closed",
+    )
+    request_body_seconds: float = Field(
+        60.0, gt=0, description="a request whose body has not all arrived this long after its headers is closed"
+    )
+    connections_per_address: int = Field(
+        256,
+        ge=1,
+        description="connections one client address may hold open at once, per worker process (a classroom "
+        "behind one address opens a few per learner); more are answered 429 and closed. Trusted proxies are "
+        "not capped",
+    )
 
     teacher_token: str | None = Field(
         None,

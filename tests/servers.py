@@ -24,6 +24,11 @@ def copy_snippets(folder: Path) -> Path:
     return target
 
 
+# What ./scripts/serve gives uvicorn besides the address (test_guarded_http checks they agree):
+# only the app reads X-Forwarded-For; request deadlines and a connection cap per address.
+SERVE_FLAGS = ("--no-proxy-headers", "--http", "app.web.guarded_http:GuardedHttp")
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -31,7 +36,7 @@ def free_port() -> int:
 
 
 def start_server(data_dir: Path, output=None, **env: str | None):
-    """`uvicorn app.main:app` in a subprocess, configured only through the environment
+    """`uvicorn app.main:app` in a subprocess as ./scripts/serve starts it, configured only through the environment
     (a setting given as None is left unset, so the app's default applies). Its output goes to a
     file, or to `output` (subprocess.PIPE for a test that reads it, and so keeps it flowing)."""
     port = free_port()
@@ -42,9 +47,8 @@ def start_server(data_dir: Path, output=None, **env: str | None):
     # The server's output goes to a file: a pipe nobody reads fills with its access log after a few
     # hundred requests, and then every write, so every request, blocks the server for good.
     log = tempfile.TemporaryFile()
-    # --no-proxy-headers: uvicorn would take X-Forwarded-For from any local peer (the app reads it itself)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(port), "--no-proxy-headers"],
+        [sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(port), *SERVE_FLAGS],
         cwd=PROJECT_DIR,
         env=environ,
         stdout=output or log,
