@@ -82,6 +82,7 @@ def make_sandbox(settings: Settings):
         address_jobs=settings.address_jobs,
         packages=settings.package_names,
         jobs=settings.jobs_at_once or None,
+        background=settings.background_jobs,
     )
 
 
@@ -95,6 +96,8 @@ async def lifespan(app: FastAPI):
     if sandbox is not None:  # made now, before /readyz says so: an answer is judged by a complete one
         start_missing(app.state.strength_jobs, app.state.unanalysed, sandbox, app.state.store.engine)
     loop = asyncio.get_running_loop()
+    if sandbox is not None:  # fits and analyses share one background budget
+        app.state.fitter.share(sandbox.background, loop)
     announcer = loop.create_task(_announce_login(app)) if app.state.auth.generated else None
     follower = loop.create_task(app.state.catalog.follow(app.state.settings.sync_seconds))
     thresholds = gc.get_threshold()
@@ -172,7 +175,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.identity = Identity(secret)
     app.state.retry = RetryLinks(secret)
     app.state.known_learners = KnownLearners(store.engine)
-    app.state.strength_jobs = StrengthJobs()
+    app.state.strength_jobs = StrengthJobs(current=lambda snippet_id: getattr(library.get(snippet_id), "version", None))
     app.state.unanalysed = unanalysed  # bundled snippets whose analysis is made at start-up
     app.state.fitter = Fitter(store.engine, settings.sqlalchemy_url, settings.fit_reviews)
     app.state.folder = Folder(store.engine)

@@ -105,6 +105,13 @@ class Settings(BaseSettings):
         "host's memory over `CODECLOZE_MEMORY_MB` + 32 MiB per job) and the process budget (1024 over 16 per "
         "job) allow, never fewer than the workers (app/sandbox/budget.py)",
     )
+    background_jobs: int = Field(
+        0,
+        ge=0,
+        description="jobs of background work (check-strength analyses; an FSRS fit holds one place too) at once "
+        "in a worker; 0: half of `CODECLOZE_WORKERS`, at least one, so learners always keep the rest "
+        "(app/sandbox/background.py)",
+    )
     # Default none: the socket's peer is the client (app/web/client_address.py).
     trusted_proxies: str = Field(
         "",

@@ -1,9 +1,11 @@
 """Per-learner FSRS parameters are fitted in the background, never while a request waits."""
 
+import asyncio
 import os
 import random
 import subprocess
 import sys
+import threading
 import time
 import urllib.parse
 import urllib.request
@@ -12,16 +14,17 @@ from pathlib import Path
 
 import pytest
 from fsrs.scheduler import DEFAULT_PARAMETERS
-from sqlalchemy import select
+from sqlalchemy import insert, select
 
 from app.db.records import AttemptRecord
 from app.db.store import Store
 from app.engine.tokens import eligible_spans
 from app.learn.recording import attempt_store
-from app.memory.fitting import FIT_SECONDS, Fitter, claim_fit, needs_fit, release_fit, review_logs
+from app.memory.fitting import FIT_SECONDS, Fitter, claim_fit, needs_fit, oldest, release_fit, review_logs
 from app.memory.identity import Identity
 from app.memory.learner_model import learner_model
-from app.memory.tables import models
+from app.memory.tables import learners, models
+from app.sandbox.background import BackgroundBudget
 from app.snippets.library import SnippetLibrary
 from tests.helpers import drill_form
 from tests.memory_helpers import SNIPPET
@@ -241,3 +244,55 @@ def test_a_fit_dies_with_the_server_that_started_it(tmp_path):
     finally:
         server.kill()
         server.wait()
+
+
+def test_the_learner_here_longest_is_fitted_first(tmp_path):
+    """Cheap new ids wait behind learners who have been here longer, whatever the order they wrote in."""
+    store = attempt_store(f"sqlite:///{tmp_path / 'codecloze.db'}")
+    now = datetime.now(UTC)
+    try:
+        with store.engine.begin() as db:
+            for name, age in (("new", 0), ("old", 90), ("middle", 30)):
+                db.execute(insert(learners).values(id=name, created_at=now - timedelta(days=age), link_gen=0))
+        assert oldest(store.engine, ["new", "middle", "old"]) == "old"
+        assert oldest(store.engine, ["new", "middle"]) == "middle"
+        assert oldest(store.engine, ["unknown", "other"]) == "unknown"  # none known: in order of arrival
+    finally:
+        store.close()
+
+
+@pytest.mark.server
+def test_a_fit_waits_for_a_place_in_the_background_budget_and_holds_it(tmp_path):
+    """Fits and strength analyses share one budget: while analyses hold every place, no fit starts."""
+    url = f"sqlite:///{tmp_path / 'codecloze.db'}"
+    store = attempt_store(url)
+    library = SnippetLibrary()
+    library.load_dir(Path(__file__).resolve().parent.parent / "snippets")
+    snippet = library.get(SNIPPET)
+    write_history(store, snippet.code, snippet.version, days=12, per_day=26)
+    loop = asyncio.new_event_loop()
+    threading.Thread(target=loop.run_forever, daemon=True).start()
+    budget, release = BackgroundBudget(1), threading.Event()
+
+    async def analysis():  # holds the only place until told
+        async with budget.slot():
+            await asyncio.to_thread(release.wait)
+
+    held = asyncio.run_coroutine_threadsafe(analysis(), loop)
+    fitter = Fitter(store.engine, url, 250)
+    fitter.share(budget, loop)
+    try:
+        fitter.wrote([LEARNER])
+        time.sleep(3)
+        assert fitter._process is None and budget.held() == 1  # it waits for the place
+        release.set()
+        held.result(timeout=10)
+        deadline = time.monotonic() + 60
+        while fitter._process is None:
+            assert time.monotonic() < deadline, "the fit never started"
+            time.sleep(0.05)
+        assert budget.held() == 1  # the fit's own
+    finally:
+        fitter.close()
+        store.close()
+        loop.call_soon_threadsafe(loop.stop)

@@ -124,7 +124,7 @@ def _credit(drill: Drill, verdicts, run, services: Services) -> tuple[frozenset[
     version without a strength analysis yet gets one started."""
     keys, state = credited(services.store.engine, drill.snippet, drill.holes, verdicts, run)
     if state is None and services.sandbox is not None and services.strength_jobs is not None:
-        services.strength_jobs.start(drill.snippet, services.sandbox, services.store.engine)
+        services.strength_jobs.start(drill.snippet, services.sandbox, services.store.engine, by_learner=True)
     return keys, state
 
 

@@ -12,9 +12,10 @@ the learner in the database (`memory_models.fitting_since`, set only where it is
 a fit may run, and only while the learner still needs a fit) and clears the claim afterwards.
 """
 
+import concurrent.futures
+import contextlib
 import logging
 import os
-import queue
 import signal
 import subprocess
 import sys
@@ -23,15 +24,17 @@ import time
 from datetime import UTC, datetime
 
 from sqlalchemy import or_, select, update
+from sqlalchemy.exc import SQLAlchemyError
 
 from ..db.tables import attempts
 from .learner_model import save_parameters
 from .schedule import TOKEN_RATING, aware
-from .tables import models
+from .tables import learners, models
 
 log = logging.getLogger("codecloze.memory")
 REFIT_FACTOR = 2  # fit again once the reviews doubled since the last fit
 FIT_SECONDS = 1800  # a fit still running after this is ended
+OLDEST_AMONG = 500  # learners compared for age at each turn (the first this many in line)
 
 
 # Asked after every batch the store writes, of each of its learners: built once.
@@ -82,6 +85,18 @@ def fit_learner(url: str, learner: str) -> int:
         engine.dispose()
 
 
+def oldest(engine, candidates: list[str]) -> str:
+    """Of the candidates, the learner created first (the first candidate if none is known)."""
+    try:
+        with engine.connect() as db:
+            found = db.execute(
+                select(learners.c.id).where(learners.c.id.in_(candidates)).order_by(learners.c.created_at).limit(1)
+            ).scalar()
+    except SQLAlchemyError:
+        found = None
+    return found if found in candidates else candidates[0]
+
+
 def needs_fit(reviews: int, fitted_reviews: int, minimum: int) -> bool:
     return minimum > 0 and reviews >= minimum and reviews >= REFIT_FACTOR * fitted_reviews
 
@@ -116,45 +131,72 @@ def release_fit(engine, learner: str, since: float) -> None:
 
 
 class Fitter:
-    """One fitting process at a time; learners written meanwhile wait their turn (once each)."""
+    """One fitting process at a time; learners written meanwhile wait their turn (once each), the
+    learner who has been here longest first (cheap new ids never push established learners back).
+    Given the sandbox's background budget (`share`), a fit holds one of its places while it runs."""
 
     def __init__(self, engine, url: str, minimum: int):
         self.engine, self.url, self.minimum = engine, url, minimum
-        self._waiting: queue.Queue = queue.Queue()
-        self._queued: set[str] = set()
-        self._lock = threading.Lock()
+        self._queued: dict[str, None] = {}  # learners waiting, in order of arrival
+        self._changed = threading.Condition()
+        self._closing = False
+        self._budget, self._loop, self._acquiring = None, None, []
         self._process: subprocess.Popen | None = None
         self._thread = threading.Thread(target=self._run, name="fsrs-fitter", daemon=True)
         self.fitted = 0
         if minimum > 0:
             self._thread.start()
 
+    def share(self, budget, loop) -> None:
+        """Fits from now on take a place of `budget` (sandbox/background.py), an event loop's."""
+        self._budget, self._loop = budget, loop
+
     def wrote(self, learners) -> None:
         """Called by the store after a batch commits: cheap, never waits."""
         if self.minimum <= 0:
             return
-        with self._lock:
-            for learner in set(learners) - self._queued:
-                self._queued.add(learner)
-                self._waiting.put(learner)
+        with self._changed:
+            for learner in learners:
+                self._queued.setdefault(learner, None)
+            self._changed.notify()
+
+    def waiting(self) -> list[str]:
+        with self._changed:
+            return list(self._queued)
 
     def _run(self) -> None:
-        while (learner := self._waiting.get()) is not None:
-            with self._lock:
-                self._queued.discard(learner)
+        while (learner := self._next()) is not None:
             try:
                 self._maybe_fit(learner)
+            except concurrent.futures.CancelledError:  # closing while it waited for a place
+                return
             except Exception:  # logged; the learner keeps the parameters they had
                 log.exception("fitting FSRS parameters failed")
+
+    def _next(self) -> str | None:
+        with self._changed:
+            while not self._queued and not self._closing:
+                self._changed.wait()
+            if self._closing:
+                return None
+            learner = oldest(self.engine, list(self._queued)[:OLDEST_AMONG])
+            del self._queued[learner]
+            return learner
 
     def _maybe_fit(self, learner: str) -> None:
         since = time.time()
         if not claim_fit(self.engine, learner, self.minimum, since):
             return  # no fit needed, or another worker is fitting them
         try:
-            self._fit(learner)
+            with self._place():
+                self._fit(learner)
         finally:
             release_fit(self.engine, learner, since)
+
+    def _place(self):
+        if self._budget is None:
+            return contextlib.nullcontext()
+        return self._budget.slot_from_thread(self._loop, self._acquiring)
 
     def _fit(self, learner: str) -> None:
         # The database URL goes in the environment, not the command line (other users see that).
@@ -179,8 +221,12 @@ class Fitter:
             log.warning("fitting FSRS parameters failed", extra={"exit_code": code})
 
     def close(self) -> None:
+        with self._changed:
+            self._closing = True
+            self._changed.notify()
+        for future in list(self._acquiring):  # a fit waiting for a place of a loop that is ending
+            future.cancel()
         if self._thread.is_alive():
-            self._waiting.put(None)
             self._thread.join(timeout=5)
         if self._process is not None and self._process.poll() is None:
             self._process.kill()

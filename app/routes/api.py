@@ -85,6 +85,7 @@ async def unpublish(snippet_id: str, teaching: TeachingDep) -> dict:
 async def delete(snippet_id: str, teaching: TeachingDep) -> dict:
     publishing.changeable(teaching, snippet_id)
     teaching.catalog.delete(snippet_id)
+    teaching.strength_jobs.stop_stale()
     return {"deleted": snippet_id}
 
 

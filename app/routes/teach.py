@@ -274,6 +274,7 @@ async def change_state(
         if form.confirm != snippet_id:
             raise UserError(_("请输入片段 id “%(id)s” 以确认删除。", id=snippet_id))
         teaching.catalog.delete(snippet_id)
+        teaching.strength_jobs.stop_stale()
         return RedirectResponse("/teach", status_code=303)
     raise NotFound(_("页面不存在。"))
 

@@ -7,6 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from . import framing
+from .background import OWNER as BACKGROUND
+from .background import BackgroundBudget
 from .budget import job_budget, per_address
 from .cgroups import remove_server_trees
 from .connection import Connection, ServerLost
@@ -37,6 +39,7 @@ class Sandbox:
         address_jobs: int = 0,
         packages: tuple[str, ...] = DEFAULT_PACKAGES,
         jobs: int | None = None,
+        background: int = 0,
     ):
         """uid_base: job processes run as uid_base + slot when root (default: a free block of 64
         from 60000 on, so servers of several web workers never share uids); namespaces=False skips
@@ -47,7 +50,9 @@ class Sandbox:
         flight per address (off by default: a classroom may share one address).
         packages: distributions jobs may import, with their dependencies (packages.py);
         jobs: how many may run at once (default: budget.py's memory and process budget, at most
-        5 per worker); one address may hold `budget.per_address` of them."""
+        5 per worker); one address may hold `budget.per_address` of them.
+        background: jobs of background work (strength analyses) at once, shared with FSRS fits
+        (background.py); 0: half the workers, at least one."""
         self.limits, self.queue = limits, queue
         self.workers = workers or os.cpu_count() or 1
         self.jobs = jobs or job_budget(self.workers, limits)
@@ -60,6 +65,7 @@ class Sandbox:
             shared_waiting=max(per_owner_waiting, queue // 2),
             shared_running=self.workers,
         )
+        self.background = BackgroundBudget(background or max(1, self.workers // 2))
         self.minting = IdMinting(new_owners_per_minute)
         self.address_jobs = address_jobs
         self._per_address: dict[str, int] = {}
@@ -112,6 +118,8 @@ class Sandbox:
             "jobs_running": self.fair.busy(),
             "jobs_waiting": self.fair.waiting(),
             "job_slots": self.jobs,
+            "background_slots": self.background.slots,
+            "background_in_use": self.background.held(),
         }
 
     async def status(self) -> dict:
@@ -120,11 +128,21 @@ class Sandbox:
         return (await conn.ask("status", REPLY_MARGIN))["info"]
 
     async def run(
-        self, job: Job, owner: str | None = None, address: str | None = None, new_owner: bool = False
+        self,
+        job: Job,
+        owner: str | None = None,
+        address: str | None = None,
+        new_owner: bool = False,
+        background: bool = False,
     ) -> Verdict:
         """owner: the learner the job is for (None: a job of its own); address: the client's;
-        new_owner: the learner has no verdict yet (their jobs share the address's line of new ids)."""
+        new_owner: the learner has no verdict yet (their jobs share the address's line of new ids);
+        background: nobody waits on it (a strength analysis): it takes a place of the background
+        budget first, then waits in one line of the fair queue beside the learners'."""
         _validate(job)
+        if background:
+            async with self.background.slot(), self.fair.slot(BACKGROUND, BACKGROUND):
+                return await self._attempts(job)
         shared = owner is not None and new_owner
         if owner is None:
             owner = object()

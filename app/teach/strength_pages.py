@@ -22,6 +22,7 @@ def stored(engine, snippet, job=None) -> dict:
     if job is not None and not job.finished:
         return {
             "state": "running",
+            "queued": job.queued,  # waiting for the analyses ahead of it (one runs at a time)
             "complete": False,
             "done": job.done,
             "total": job.total,
@@ -30,7 +31,7 @@ def stored(engine, snippet, job=None) -> dict:
         }
     row = strength_rows.load(engine, snippet.id, snippet.version)
     if row is None:
-        return {"state": None, "complete": False, "done": 0, "total": 0, "error": None, "report": None}
+        return {"state": None, "queued": False, "complete": False, "done": 0, "total": 0, "error": None, "report": None}
     report = row["report"]
     if report is not None:
         with engine.connect() as db:
@@ -38,6 +39,7 @@ def stored(engine, snippet, job=None) -> dict:
         report = {**decided(report, resolved), "stale_decisions": [_stale(d) for d in resolved.stale]}
     return {
         "state": row["state"],
+        "queued": False,
         "complete": row["state"] == "complete",
         "done": row["done"],
         "total": row["total"],
