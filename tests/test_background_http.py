@@ -19,7 +19,7 @@ from tests.teach_helpers import TOKEN
 pytestmark = pytest.mark.server
 
 BEARER = {"authorization": f"Bearer {TOKEN}"}
-ROUNDS = 2_000_000
+ROUNDS = 1_000_000
 
 
 def mix(a: int, b: int) -> int:
