@@ -48,3 +48,7 @@ class TooMany(UserError):
 
 class Busy(UserError):
     """Not now: the server is busy or something it needs is down; retrying later will do."""
+
+    def __init__(self, message: str, retry_after: int = 2):
+        super().__init__(message)
+        self.retry_after = retry_after  # seconds

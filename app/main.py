@@ -83,6 +83,7 @@ def make_sandbox(settings: Settings):
         packages=settings.package_names,
         jobs=settings.jobs_at_once or None,
         background=settings.background_jobs,
+        max_wait=settings.queue_seconds,
     )
 
 

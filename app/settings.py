@@ -74,7 +74,18 @@ class Settings(BaseSettings):
         description="job processes kept ready (the CPUs jobs share)",
         json_schema_extra={"shown_default": "the CPU count"},  # the docs' table, the same on every host
     )
-    queue: int = Field(32, ge=0, description='jobs waiting; beyond them a submission gets "busy, retry" (503)')
+    queue: int = Field(
+        256,
+        ge=0,
+        description='jobs waiting at most, whatever their wait; beyond them a submission gets "busy, retry" (503)',
+    )
+    queue_seconds: float = Field(
+        10.0,
+        ge=0,
+        description="a submission whose wait for the sandbox would be longer (its address's jobs ahead × how long "
+        'they lately ran) gets "busy, retry" at once, with when to retry (503, Retry-After); 0: only `CODECLOZE_QUEUE` '
+        "bounds the wait",
+    )
     # Distributions learner and teacher code may import (with what they depend on), comma-separated.
     sandbox_packages: str = Field(
         "torch,numpy,einops",
@@ -130,7 +141,7 @@ class Settings(BaseSettings):
         60.0, gt=0, description="a request whose body has not all arrived this long after its headers is closed"
     )
     connections_per_address: int = Field(
-        256,
+        1024,
         ge=1,
         description="connections one client address may hold open at once, per worker process (a classroom "
         "behind one address opens a few per learner); more are answered 429 and closed. Trusted proxies are "

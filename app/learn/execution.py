@@ -7,18 +7,26 @@ from app.snippets.model import Snippet
 
 
 async def execute(
-    sandbox, snippet: Snippet, code: str, owner: str | None = None, address: str | None = None, new_owner: bool = False
+    sandbox,
+    snippet: Snippet,
+    code: str,
+    owner: str | None = None,
+    address: str | None = None,
+    new_owner: bool = False,
+    settled: bool = False,
 ):
     """The sandbox verdict, None when execution is off, or a 503 the learner can retry.
     owner: the learner (jobs are queued fairly between addresses, then learners); address: the
-    client's; new_owner: the learner has no attempt yet."""
+    client's; new_owner: the learner has no attempt yet; settled: their first was not this minute."""
     if sandbox is None:
         return None
     from app.sandbox import SandboxBusy, SandboxUnavailable
 
     try:
-        return await sandbox.run(job_for(snippet, code), owner=owner, address=address, new_owner=new_owner)
-    except SandboxBusy:
-        raise Busy(_("服务器正忙，请几秒后重试。")) from None
+        return await sandbox.run(
+            job_for(snippet, code), owner=owner, address=address, new_owner=new_owner, settled=settled
+        )
+    except SandboxBusy as busy:
+        raise Busy(_("服务器正忙，请几秒后重试。"), retry_after=max(1, round(busy.retry_after))) from None
     except SandboxUnavailable:
         raise Busy(_("代码运行环境暂时不可用，请稍后重试。")) from None

@@ -135,7 +135,8 @@ async def _run(drill: Drill, answers: dict[str, str], submitter: Submitter, serv
     sandbox = services.sandbox
     runnable = sandbox is not None and all(a.strip() for a in answers.values())
     code = splice(drill.snippet.code, list(drill.holes), answers) if runnable else ""
-    new = runnable and (submitter.minted or not services.known_learners.has_attempts(submitter.learner))
+    known = services.known_learners
+    new = runnable and (submitter.minted or not known.has_attempts(submitter.learner))
     return await execute(
         sandbox if runnable else None,
         drill.snippet,
@@ -143,4 +144,5 @@ async def _run(drill: Drill, answers: dict[str, str], submitter: Submitter, serv
         owner=str(submitter.learner),
         address=submitter.address,
         new_owner=new,
+        settled=runnable and not new and known.settled(submitter.learner),
     )

@@ -17,11 +17,13 @@ from ..i18n import _
 log = logging.getLogger("codecloze")
 
 
-def error_response(request: Request, status: int, message: str, details: list[str] = ()) -> Response:
+def error_response(
+    request: Request, status: int, message: str, details: list[str] = (), retry_after: int = 2
+) -> Response:
     # Messages quote what was sent; text that is no valid Unicode is shown replaced, not re-raised.
     message = message.encode("utf-8", "replace").decode("utf-8")
     details = [d.encode("utf-8", "replace").decode("utf-8") for d in details]
-    headers = {"Retry-After": "2"} if status == 503 else {}
+    headers = {"Retry-After": str(retry_after)} if status == 503 else {}
     if wants_json(request) or request.url.path.startswith("/api/"):
         return JSONResponse({"error": message, "details": list(details)}, status_code=status, headers=headers)
     if is_htmx(request):
@@ -40,7 +42,7 @@ def error_response(request: Request, status: int, message: str, details: list[st
 def install(app: FastAPI) -> None:
     @app.exception_handler(UserError)
     async def user_error(request: Request, exc: UserError) -> Response:
-        return error_response(request, status_of(exc), exc.message)
+        return error_response(request, status_of(exc), exc.message, retry_after=getattr(exc, "retry_after", 2))
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException) -> Response:

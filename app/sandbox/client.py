@@ -17,6 +17,7 @@ from .packages import DEFAULT as DEFAULT_PACKAGES
 from .types import Job, Limits, SandboxBusy, SandboxUnavailable, Verdict
 
 MAX_JOB_CHARS = 1 << 20
+SHARED_WAITING = 16  # jobs of an address's new ids that may wait in their one line
 REPLY_MARGIN = 5.0  # beyond the wall limit, before the server counts as hung
 FIRST_START_TIMEOUT = 300.0  # importing torch from a cold disk can take minutes
 RESTART_TIMEOUT = 30.0  # later the files are cached; a run() waits at most this for a restart
@@ -27,7 +28,7 @@ class Sandbox:
         self,
         limits: Limits = Limits(),
         workers: int | None = None,
-        queue: int = 32,
+        queue: int = 256,
         data_dirs: tuple[Path, ...] = (),
         *,
         uid_base: int | None = None,
@@ -40,6 +41,7 @@ class Sandbox:
         packages: tuple[str, ...] = DEFAULT_PACKAGES,
         jobs: int | None = None,
         background: int = 0,
+        max_wait: float = 10.0,
     ):
         """uid_base: job processes run as uid_base + slot when root (default: a free block of 64
         from 60000 on, so servers of several web workers never share uids); namespaces=False skips
@@ -52,7 +54,9 @@ class Sandbox:
         jobs: how many may run at once (default: budget.py's memory and process budget, at most
         5 per worker); one address may hold `budget.per_address` of them.
         background: jobs of background work (strength analyses) at once, shared with FSRS fits
-        (background.py); 0: half the workers, at least one."""
+        (background.py); 0: half the workers, at least one.
+        max_wait: a job whose wait would be longer is refused at once, with when to retry
+        (fairness.py; 0: only the lines' lengths bound them); queue bounds the waiting jobs."""
         self.limits, self.queue = limits, queue
         self.workers = workers or os.cpu_count() or 1
         self.jobs = jobs or job_budget(self.workers, limits)
@@ -62,8 +66,9 @@ class Sandbox:
             per_owner_waiting,
             max(1, self.workers - 1),
             per_address_running=per_address(self.workers, self.jobs),
-            shared_waiting=max(per_owner_waiting, queue // 2),
+            shared_waiting=max(per_owner_waiting, min(queue // 2, SHARED_WAITING)),
             shared_running=self.workers,
+            max_wait=max_wait,
         )
         self.background = BackgroundBudget(background or max(1, self.workers // 2))
         self.minting = IdMinting(new_owners_per_minute)
@@ -134,9 +139,11 @@ class Sandbox:
         address: str | None = None,
         new_owner: bool = False,
         background: bool = False,
+        settled: bool = False,
     ) -> Verdict:
         """owner: the learner the job is for (None: a job of its own); address: the client's;
         new_owner: the learner has no verdict yet (their jobs share the address's line of new ids);
+        settled: their first verdict was not this minute (it does not count as a new id of the address);
         background: nobody waits on it (a strength analysis): it takes a place of the background
         budget first, then waits in one line of the fair queue beside the learners'."""
         _validate(job)
@@ -147,7 +154,7 @@ class Sandbox:
         if owner is None:
             owner = object()
         else:
-            owner = f"new:{address}" if shared else self.minting.owner(owner, address)
+            owner = f"new:{address}" if shared else owner if settled else self.minting.owner(owner, address)
         if address is not None and self.address_jobs and self._per_address.get(address, 0) >= self.address_jobs:
             raise SandboxBusy("this address has as many jobs in flight as it may")
         if address is not None:

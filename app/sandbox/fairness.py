@@ -5,7 +5,10 @@ goes to the next address in turn that has a job waiting and runs fewer than
 `per_address_running`, and within it to the next owner in turn that runs fewer than
 `per_owner_running` (so one owner, or one address, never holds every slot while others wait).
 Beyond `per_owner_waiting` waiting jobs that owner is told "busy" at once, while other owners'
-jobs keep being admitted. Ids cost nothing, so ids new to the server (no attempt yet) share one
+jobs keep being admitted. A job is admitted to wait by how long its wait would be, not by a fixed
+length: with `max_wait` set, a job whose address's line would take longer than that to reach it
+(its jobs ahead × how long that address's jobs lately ran, over the slots it may hold) is told
+"busy" at once, with when to retry; `queue` only bounds the waiting jobs' memory. Ids cost nothing, so ids new to the server (no attempt yet) share one
 line per address (`shared=True`, its own bounds) until their first verdict; `IdMinting` bounds
 how many new ids one address may bring per minute besides. Slots are not workers: a sleeping job
 holds little, so the client admits several jobs per worker (client.py: `job_budget`) and the
@@ -20,6 +23,10 @@ from contextlib import asynccontextmanager
 
 from .types import SandboxBusy
 
+RECENT_WEIGHT = 0.2  # of a job's run time in its address's moving average
+FIRST_JOB_SECONDS = 0.5  # what an address's jobs are taken to run for before one has
+REMEMBERED_ADDRESSES = 4096
+
 
 class FairQueue:
     def __init__(
@@ -31,6 +38,7 @@ class FairQueue:
         per_address_running: int | None = None,
         shared_waiting: int | None = None,
         shared_running: int | None = None,
+        max_wait: float = 0.0,
     ):
         """workers: the slots (jobs running at once); the rest bound lines as the module says."""
         self.free = self.workers = workers
@@ -45,6 +53,8 @@ class FairQueue:
         self.address_running: collections.Counter = collections.Counter()
         self.owner_waiting: collections.Counter = collections.Counter()
         self.shared: set = set()  # owners that are an address's line of new ids
+        self.max_wait = max_wait  # seconds; 0: only the lengths bound the lines
+        self.job_seconds: collections.OrderedDict = collections.OrderedDict()  # address -> recent run time
         self.on_change: Callable[[int, int], None] = lambda waiting, running: None  # metrics
 
     def _changed(self) -> None:
@@ -76,15 +86,33 @@ class FairQueue:
         except BaseException:
             self._tidy(owner)
             raise
+        began = time.monotonic()
         try:
             yield
         finally:
+            self._ran(address, time.monotonic() - began)
             self._release(owner, address)
+
+    def _ran(self, address, seconds: float) -> None:
+        """How long the address's jobs run, as a moving average (the latest jobs weigh most)."""
+        last = self.job_seconds.pop(address, seconds)
+        self.job_seconds[address] = last + RECENT_WEIGHT * (seconds - last)
+        if len(self.job_seconds) > REMEMBERED_ADDRESSES:
+            self.job_seconds.popitem(last=False)
+
+    def expected_wait(self, address) -> float:
+        """Seconds a job of `address` admitted now would wait: its address's jobs ahead, each as
+        long as that address's jobs lately ran, shared out over the slots it may hold."""
+        ahead = sum(len(line) for line in self.lines.get(address, {}).values()) + 1
+        seconds = self.job_seconds.get(address, FIRST_JOB_SECONDS)
+        return ahead * seconds / self.per_address_running
 
     async def _wait(self, owner, address) -> None:
         limit = self.shared_waiting if owner in self.shared else self.per_owner_waiting
         if self.waiting() >= self.queue or self.waiting(owner) >= limit:
             raise SandboxBusy("this learner's jobs, or all jobs, fill the queue")
+        if self.max_wait and (wait := self.expected_wait(address)) > self.max_wait:
+            raise SandboxBusy("the wait would be too long", retry_after=max(1.0, wait - self.max_wait + 1))
         future = asyncio.get_running_loop().create_future()
         self.lines.setdefault(address, {}).setdefault(owner, collections.deque()).append(future)
         self.owner_waiting[owner] += 1

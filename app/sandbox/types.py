@@ -60,7 +60,12 @@ class Verdict:
 
 
 class SandboxBusy(Exception):
-    """Every worker is busy and the queue is full: retry in a moment."""
+    """The job could not be run in time (its line is full, or its wait would be too long): retry
+    after `retry_after` seconds."""
+
+    def __init__(self, message: str = "", retry_after: float = 2.0):
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 class SandboxUnavailable(Exception):

@@ -245,3 +245,36 @@ def test_sleeping_jobs_do_not_keep_an_honest_job_from_starting(runner):
 
     verdict, seconds = runner(scenario())
     assert verdict.status == "passed" and seconds < 1.0, seconds
+
+
+def test_a_job_waits_while_its_wait_would_be_short_and_is_told_when_to_retry_beyond():
+    """Admission by the wait, not a fixed length: a lecture hall's jobs queue as long as each would
+    start within `max_wait`, judged by how long that address's jobs lately ran."""
+
+    async def scenario():
+        queue = FairQueue(workers=1, queue=1000, per_owner_waiting=100, per_owner_running=1, max_wait=3.2)
+        async with queue.slot("first", "hall"):
+            await asyncio.sleep(0.5)  # the hall's jobs take half a second
+        release = asyncio.Event()
+
+        async def job(owner, address="hall"):
+            async with queue.slot(owner, address):
+                await release.wait()
+
+        running = asyncio.ensure_future(job("running"))
+        await asyncio.sleep(0)
+        waiting = [asyncio.ensure_future(job(f"learner-{n}")) for n in range(6)]  # 6 × 0.5 s ≤ 3.2 s: all wait
+        await asyncio.sleep(0)
+        assert queue.waiting() == 6
+        with pytest.raises(SandboxBusy) as refused:  # the 7th would wait 3.5 s
+            await queue.slot("learner-7", "hall").__aenter__()
+        elsewhere = asyncio.ensure_future(job("someone", "elsewhere"))  # another address's line is short
+        await asyncio.sleep(0)
+        assert queue.waiting() == 7
+        release.set()
+        await asyncio.gather(running, *waiting, elsewhere)
+        return refused.value.retry_after, queue
+
+    retry_after, queue = asyncio.run(scenario())
+    assert 1.0 <= retry_after <= 2.0  # by then the line is short enough
+    assert queue.free == 1 and not queue.lines and 0.0 < queue.job_seconds["hall"] < 0.5

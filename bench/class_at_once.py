@@ -1,0 +1,109 @@
+"""A class submits at once: established learners of one class behind one address (a lecture hall's
+NAT), each with a cookie and an attempt of their own, press Submit on the Flash Attention Forward
+drill at 30 % within a few seconds, execution on, one server as ./scripts/serve starts it.
+Reports, per class size, how many verdicts arrived, how many were refused ("busy, retry") and
+the p50 / p95 / max time to a response.
+
+    python bench/class_at_once.py [--learners 60,150,300] [--within 5]
+"""
+
+import argparse
+import concurrent.futures
+import random
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from app.learn.drills import random_drill  # noqa: E402
+from app.snippets.library import SnippetLibrary  # noqa: E402
+from tests.servers import running_server  # noqa: E402
+
+SNIPPET, RATE = "mlm-flash-forward", 30
+
+
+def forms(count: int) -> list[dict]:
+    """Each learner's right answers to a mask of their own."""
+    library = SnippetLibrary()
+    library.load_dir(ROOT / "snippets")
+    snippet = library.get(SNIPPET)
+    out = []
+    for seed in range(count):
+        drill = random_drill(snippet, RATE, seed)
+        out.append(
+            {"version": snippet.version, "rate": str(RATE), "seed": str(seed), **{h.key: h.answer for h in drill.holes}}
+        )
+    return out
+
+
+def learners(url: str, count: int) -> list[httpx.Client]:
+    """Established learners: each has a cookie and one verdict already."""
+    clients = []
+    for form in forms(count):
+        http = httpx.Client(base_url=url, timeout=120, headers={"origin": url, "accept": "application/json"})
+        while http.post(f"/s/{SNIPPET}/drill", data=form).status_code != 200:
+            time.sleep(0.5)
+        clients.append((http, form))
+    return clients
+
+
+def at_once(clients: list, within: float) -> list[tuple[int, float]]:
+    """Every learner submits once, at a moment drawn uniformly within `within` seconds."""
+    start = time.monotonic() + 0.5
+    moments = sorted(random.Random(7).uniform(0, within) for _ in clients)
+    results: list[tuple[int, float]] = []
+    lock = threading.Lock()
+
+    def submit(pair, moment):
+        http, form = pair
+        time.sleep(max(0.0, start + moment - time.monotonic()))
+        began = time.perf_counter()
+        status = http.post(f"/s/{SNIPPET}/drill", data=form).status_code
+        with lock:
+            results.append((status, time.perf_counter() - began))
+
+    with concurrent.futures.ThreadPoolExecutor(len(clients)) as pool:
+        list(pool.map(submit, clients, moments))
+    return results
+
+
+def summary(count: int, results: list[tuple[int, float]]) -> str:
+    seconds = sorted(t for status, t in results if status == 200)
+    refused = sum(status == 503 for status, _ in results)
+    other = len(results) - len(seconds) - refused
+    p95 = seconds[int(0.95 * (len(seconds) - 1))] if seconds else float("nan")
+    median = statistics.median(seconds) if seconds else float("nan")
+    return (
+        f"| {count} | {len(seconds)} | {refused} | {other} | {median:.2f} | {p95:.2f} | "
+        f"{(seconds or [float('nan')])[-1]:.2f} |"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--learners", default="60,150,300")
+    parser.add_argument("--within", type=float, default=5.0)
+    parser.add_argument(
+        "--settle", type=float, default=65.0, help="seconds between the learners' first verdicts and the class's"
+    )
+    args = parser.parse_args()
+    print(f"| learners | verdicts | refused (503) | other | p50 s | p95 s | max s |  (within {args.within:g} s)")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for count in (int(n) for n in args.learners.split(",")):
+        with tempfile.TemporaryDirectory() as data, running_server(Path(data)) as url:
+            clients = learners(url, count)
+            time.sleep(args.settle)  # established learners: their first verdicts are not this minute's
+            print(summary(count, at_once(clients, args.within)), flush=True)
+            for http, _form in clients:
+                http.close()
+
+
+if __name__ == "__main__":
+    main()
