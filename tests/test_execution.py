@@ -1,5 +1,6 @@
 """Submissions run in the sandbox: verdicts beside the token score, through the HTTP path."""
 
+import logging
 import re
 
 import pytest
@@ -108,3 +109,18 @@ def test_a_bundled_exercise_is_judged_by_its_shipped_analysis_from_the_first_ans
     assert data["result"]["run"]["status"] == "passed" and not data["result"]["provisional"]
     assert [b["state"] for b in data["result"]["blanks"] if b["key"] == key] == ["accepted"]
     assert not app.state.strength_jobs.busy()  # nothing was analysed: the shipped analysis was complete
+
+
+def test_the_log_line_splits_the_sandbox_time_into_the_wait_and_the_run(running_client, caplog):
+    snippet = running_client.app.state.library.get("ex1-attention-memory")
+    answers = right_answers(running_client.app, "ex1-attention-memory")
+    with caplog.at_level(logging.INFO, logger="codecloze.submissions"):
+        run = run_of(
+            running_client.post("/s/ex1-attention-memory", data={"version": snippet.version, **answers}, headers=JSON)
+        )
+    assert run["status"] == "passed"
+    line = next(r for r in caplog.records if r.name == "codecloze.submissions").__dict__
+    assert line["run_ms"] > 0 and line["queue_ms"] >= 0
+    assert abs(line["run_ms"] + line["queue_ms"] - line["sandbox_ms"]) < 0.05
+    phases = ("reading", "scoring", "queue", "run", "credit", "commit", "render")
+    assert sum(line[f"{p}_ms"] for p in phases) <= line["total_ms"] + 0.1

@@ -171,6 +171,10 @@ def test_one_json_log_line_per_submission_without_answer_text(client, caplog):
     assert data["verdict"] == "not_run" and data["saved"] is True and data["sandbox_ms"] is None
     assert data["correct"] == data["blanks"] - 1 and data["blanks"] > 1
     assert 0 <= data["scoring_ms"] <= data["total_ms"]
+    # every phase of it, in the time it took (not run: no wait for the sandbox, no run)
+    phases = [data[f"{p}_ms"] for p in ("reading", "scoring", "credit", "commit", "render")]
+    assert all(ms is not None and ms >= 0 for ms in phases) and data["queue_ms"] is data["run_ms"] is None
+    assert sum(phases) <= data["total_ms"] and data["commit_ms"] > 0
 
 
 def test_the_text_format_keeps_the_fields(tmp_path, caplog):

@@ -58,18 +58,20 @@ async def grade(
         if drill.mode == "fixed"
         else {}
     )
-    with _reading(services.store.engine) as db:  # one connection for what grading reads
+    with clock.measure("reading"), _reading(services.store.engine) as db:  # one connection for what grading reads
         # Blanks the server showed this learner count as revealed whatever the page now says.
         kept = frozenset() if submitter.minted or db is None else _kept_reveals(db, submitter.learner, mask)
         revealed = revealed_keys(drill.holes, fields) | kept
         verdicts = clock.time("scoring", score, list(drill.holes), answers, revealed)
         if db is not None:
             verdicts = rescored(db, drill.snippet, drill.holes, verdicts)  # a teacher's accepted alternatives
+    clock.laps["reading"] -= clock.laps["scoring"]  # the reads around the scoring
     run = await clock.wait("sandbox", _run(drill, answers, submitter, services))
-    credit, state = _credit(drill, verdicts, run, services)
+    credit, state = clock.time("credit", _credit, drill, verdicts, run, services)
     result = Result(tuple(verdicts), run, None, responses, credited=credit, provisional=state in (None, "running"))
     try:
-        attempt_id = await record_attempt(services.store, attempt_record(submitter.learner, drill, result, fields))
+        record = attempt_record(submitter.learner, drill, result, fields)
+        attempt_id = await clock.wait("commit", record_attempt(services.store, record))
     except NotStored:
         return replace(result, saved=False)  # scored, shown, and said so: nothing pretends it was kept
     if kept:

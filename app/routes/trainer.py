@@ -142,7 +142,8 @@ async def grade_page(
     submitter = Submitter(learner, submission.client, submission.minted)
     result = await grade(drill, form.fields(), submitter, submission.services, clock)
     status = 200 if result.saved else 503
-    response = show(request, submission.library, drill, result=result, block="outcome", status=status, due=due)
+    with clock.measure("render"):
+        response = show(request, submission.library, drill, result=result, block="outcome", status=status, due=due)
     observability.graded(request, drill, result, clock)
     return remember_learner(response, learner)
 
