@@ -178,7 +178,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.known_learners = KnownLearners(store.engine)
     app.state.strength_jobs = StrengthJobs(current=lambda snippet_id: getattr(library.get(snippet_id), "version", None))
     app.state.unanalysed = unanalysed  # bundled snippets whose analysis is made at start-up
-    app.state.fitter = Fitter(store.engine, settings.sqlalchemy_url, settings.fit_reviews)
+    # One fit at a time on this host, whatever the workers: each holds a torch process for minutes.
+    fitting_lock = settings.data_dir / "fitting.lock"
+    app.state.fitter = Fitter(store.engine, settings.sqlalchemy_url, settings.fit_reviews, fitting_lock)
     app.state.folder = Folder(store.engine)
 
     def written(batch: list) -> None:  # after each committed batch, in the writer's thread

@@ -1,6 +1,7 @@
 """Per-learner FSRS parameters are fitted in the background, never while a request waits."""
 
 import asyncio
+import fcntl
 import os
 import random
 import subprocess
@@ -296,3 +297,29 @@ def test_a_fit_waits_for_a_place_in_the_background_budget_and_holds_it(tmp_path)
         fitter.close()
         store.close()
         loop.call_soon_threadsafe(loop.stop)
+
+
+@pytest.mark.server
+def test_the_fitters_of_one_host_take_turns(tmp_path):
+    """Another worker on this host is fitting (it holds the host's lock): this one waits, then fits."""
+    url = f"sqlite:///{tmp_path / 'codecloze.db'}"
+    store = attempt_store(url)
+    library = SnippetLibrary()
+    library.load_dir(Path(__file__).resolve().parent.parent / "snippets")
+    snippet = library.get(SNIPPET)
+    write_history(store, snippet.code, snippet.version, days=12, per_day=26)
+    lock = tmp_path / "fitting.lock"
+    fitter = Fitter(store.engine, url, 250, lock)
+    try:
+        with open(lock, "a") as other_worker:
+            fcntl.flock(other_worker, fcntl.LOCK_EX)
+            fitter.wrote([LEARNER])
+            time.sleep(3)
+            assert fitter._process is None  # it waits its turn
+        deadline = time.monotonic() + 60
+        while fitter._process is None:
+            assert time.monotonic() < deadline, "the fit never started"
+            time.sleep(0.05)
+    finally:
+        fitter.close()
+        store.close()

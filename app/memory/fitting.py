@@ -14,6 +14,7 @@ a fit may run, and only while the learner still needs a fit) and clears the clai
 
 import concurrent.futures
 import contextlib
+import fcntl
 import logging
 import os
 import signal
@@ -22,6 +23,7 @@ import sys
 import threading
 import time
 from datetime import UTC, datetime
+from pathlib import Path
 
 from sqlalchemy import or_, select, update
 from sqlalchemy.exc import SQLAlchemyError
@@ -133,10 +135,11 @@ def release_fit(engine, learner: str, since: float) -> None:
 class Fitter:
     """One fitting process at a time; learners written meanwhile wait their turn (once each), the
     learner who has been here longest first (cheap new ids never push established learners back).
-    Given the sandbox's background budget (`share`), a fit holds one of its places while it runs."""
+    Given the sandbox's background budget (`share`), a fit holds one of its places while it runs;
+    given `host_lock` (a file on this host), the fitters of all workers on the host take turns."""
 
-    def __init__(self, engine, url: str, minimum: int):
-        self.engine, self.url, self.minimum = engine, url, minimum
+    def __init__(self, engine, url: str, minimum: int, host_lock: Path | None = None):
+        self.engine, self.url, self.minimum, self.host_lock = engine, url, minimum, host_lock
         self._queued: dict[str, None] = {}  # learners waiting, in order of arrival
         self._changed = threading.Condition()
         self._closing = False
@@ -184,14 +187,24 @@ class Fitter:
             return learner
 
     def _maybe_fit(self, learner: str) -> None:
-        since = time.time()
-        if not claim_fit(self.engine, learner, self.minimum, since):
-            return  # no fit needed, or another worker is fitting them
-        try:
-            with self._place():
+        with self._host_turn(), self._place():
+            since = time.time()
+            if not claim_fit(self.engine, learner, self.minimum, since):
+                return  # no fit needed, or another worker is fitting them
+            try:
                 self._fit(learner)
-        finally:
-            release_fit(self.engine, learner, since)
+            finally:
+                release_fit(self.engine, learner, since)
+
+    @contextlib.contextmanager
+    def _host_turn(self):
+        """Holds the host's fitting lock (waiting for another worker's fit to end)."""
+        if self.host_lock is None:
+            yield
+            return
+        with open(self.host_lock, "a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)  # released when the file closes, or the process dies
+            yield
 
     def _place(self):
         if self._budget is None:
