@@ -12,6 +12,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+import httpx
+
 from app.settings import PROJECT_DIR
 
 SNIPPETS = PROJECT_DIR / "snippets"
@@ -84,3 +86,26 @@ def running_server(data_dir: Path, **env: str | None):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+@contextlib.contextmanager
+def slow_answer_server(tmp_path_factory, name: str, **env: str):
+    """`running_server` with 2 sandbox workers and SLOW_SNIPPET ("slow-answer", a blank whose
+    answer may sleep) beside the bundled snippets: the attack tests' honest and hostile jobs."""
+    from tests.helpers import SLOW_SNIPPET
+
+    snippets = copy_snippets(tmp_path_factory.mktemp("snips"))
+    (snippets / "slow-answer.md").write_text(SLOW_SNIPPET, encoding="utf-8")
+    settings = {"CODECLOZE_SNIPPETS_DIR": str(snippets), "CODECLOZE_WORKERS": "2", **env}
+    with running_server(tmp_path_factory.mktemp(name), **settings) as url:
+        yield url
+
+
+def client_from(url: str, source: str) -> httpx.Client:
+    """A JSON client of the server whose requests come from the local address `source`."""
+    return httpx.Client(
+        base_url=url,
+        timeout=60,
+        headers={"origin": url, "accept": "application/json"},
+        transport=httpx.HTTPTransport(local_address=source),
+    )

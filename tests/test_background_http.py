@@ -12,8 +12,7 @@ import time
 import httpx
 import pytest
 
-from tests.helpers import SLOW_SNIPPET
-from tests.servers import copy_snippets, running_server
+from tests.servers import client_from, slow_answer_server
 from tests.teach_helpers import TOKEN
 
 pytestmark = pytest.mark.server
@@ -53,27 +52,15 @@ assert mix(7, 2) == {mix(7, 2)}, "mix 不对"
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
-    snippets = copy_snippets(tmp_path_factory.mktemp("snips"))
-    (snippets / "slow-answer.md").write_text(SLOW_SNIPPET, encoding="utf-8")
-    with running_server(
-        tmp_path_factory.mktemp("background"),
-        CODECLOZE_SNIPPETS_DIR=str(snippets),
+    with slow_answer_server(
+        tmp_path_factory,
+        "background",
         CODECLOZE_TEACHER_TOKEN=TOKEN,
-        CODECLOZE_WORKERS="2",
         CODECLOZE_CPU_SECONDS="4",
         CODECLOZE_WALL_SECONDS="6",
         CODECLOZE_MEMORY_MB="256",
     ) as url:
         yield url
-
-
-def client(url: str, source: str) -> httpx.Client:
-    return httpx.Client(
-        base_url=url,
-        timeout=60,
-        headers={"origin": url, "accept": "application/json"},
-        transport=httpx.HTTPTransport(local_address=source),
-    )
 
 
 def fork_server(url: str) -> dict:
@@ -93,7 +80,7 @@ def upload(teacher: httpx.Client, snippet_id: str) -> None:
 
 def learner_verdicts(url: str, source: str, stop: threading.Event) -> list[tuple[int, float]]:
     """A learner with a history submitting a right answer again and again until `stop`."""
-    http = client(url, source)
+    http = client_from(url, source)
     page = httpx.get(url + "/s/slow-answer").text
     v = re.search(r'name="version" value="([^"]+)"', page).group(1)
     assert http.post("/s/slow-answer", data={"version": v, "c0": "0"}).status_code == 200
@@ -107,7 +94,7 @@ def learner_verdicts(url: str, source: str, stop: threading.Event) -> list[tuple
 
 
 def test_twenty_uploads_and_fifty_requests_for_analyses_leave_honest_learners_their_share(served):
-    teacher = client(served, "127.0.0.9")
+    teacher = client_from(served, "127.0.0.9")
     stop = threading.Event()
     pool = concurrent.futures.ThreadPoolExecutor(4)
     learners = [pool.submit(learner_verdicts, served, f"127.0.0.{n}", stop) for n in range(1, 5)]
@@ -149,7 +136,7 @@ def idle(url: str, timeout: float = 15) -> dict:
 
 
 def test_asking_again_for_a_complete_analysis_answers_it(served):
-    teacher = client(served, "127.0.0.9")
+    teacher = client_from(served, "127.0.0.9")
     upload(teacher, "busy-done")
     deadline = time.monotonic() + 300
     while (found := analysis(teacher, "busy-done"))["state"] == "running":
@@ -165,7 +152,7 @@ def test_asking_again_for_a_complete_analysis_answers_it(served):
 
 
 def test_deleting_a_snippet_stops_its_analysis(served):
-    teacher = client(served, "127.0.0.9")
+    teacher = client_from(served, "127.0.0.9")
     upload(teacher, "busy-gone")
     deadline = time.monotonic() + 60
     while not fork_server(served)["background_in_use"]:  # its mutants are running

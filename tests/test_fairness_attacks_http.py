@@ -11,8 +11,7 @@ import time
 import httpx
 import pytest
 
-from tests.helpers import SLOW_SNIPPET
-from tests.servers import copy_snippets, running_server
+from tests.servers import client_from, slow_answer_server
 
 pytestmark = pytest.mark.server
 
@@ -22,26 +21,14 @@ SLEEP_TO_THE_WALL = "__import__('time').sleep(60) or 0"
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
-    snippets = copy_snippets(tmp_path_factory.mktemp("snips"))
-    (snippets / "slow-answer.md").write_text(SLOW_SNIPPET, encoding="utf-8")
-    with running_server(
-        tmp_path_factory.mktemp("attacks"),
-        CODECLOZE_SNIPPETS_DIR=str(snippets),
-        CODECLOZE_WORKERS="2",
+    with slow_answer_server(
+        tmp_path_factory,
+        "attacks",
         CODECLOZE_CPU_SECONDS="2",
         CODECLOZE_WALL_SECONDS="3",
         CODECLOZE_MEMORY_MB="256",
     ) as url:
         yield url
-
-
-def client(url: str, source: str) -> httpx.Client:
-    return httpx.Client(
-        base_url=url,
-        timeout=60,
-        headers={"origin": url, "accept": "application/json"},
-        transport=httpx.HTTPTransport(local_address=source),
-    )
 
 
 def version(url: str) -> str:
@@ -56,7 +43,7 @@ def submit(http: httpx.Client, v: str, answer: str) -> tuple[int, float]:
 
 def honest_learner(url: str, v: str) -> httpx.Client:
     """A learner at 127.0.0.1 with a history (one attempt already)."""
-    http = client(url, "127.0.0.1")
+    http = client_from(url, "127.0.0.1")
     assert submit(http, v, "0")[0] == 200
     return http
 
@@ -84,7 +71,7 @@ def test_forty_new_ids_sleeping_from_another_address_do_not_delay_an_honest_lear
 
     def attacker():  # a fresh id (no cookie) per job, again as soon as "busy" (Retry-After: 2) says it may
         while not stop.is_set():
-            with client(served, "127.0.0.2") as fresh:
+            with client_from(served, "127.0.0.2") as fresh:
                 status, _seconds = submit(fresh, v, SLEEP_2S)
             attacker_statuses.append(status)
             if status == 503:
@@ -109,7 +96,7 @@ def test_colluding_ids_holding_slots_to_the_wall_limit_do_not_delay_an_honest_le
     stop = threading.Event()
     colluders = []
     for source in ("127.0.0.3", "127.0.0.4"):  # as many ids as workers, each with a history
-        http = client(served, source)
+        http = client_from(served, source)
         assert submit(http, v, "0")[0] == 200
         colluders.append(http)
 
@@ -138,7 +125,7 @@ def test_four_addresses_each_with_many_ids_holding_slots_do_not_delay_an_honest_
     attackers = []
     for source in ("127.0.0.5", "127.0.0.6", "127.0.0.7", "127.0.0.8"):
         for _ in range(4):  # ids with a history: each has a line of its own
-            http = client(served, source)
+            http = client_from(served, source)
             assert submit(http, v, "0")[0] == 200
             attackers.append(http)
 

@@ -67,6 +67,17 @@ def write_history(store: Store, code: str, version: str, days: int, per_day: int
     return days * per_day
 
 
+def learner_with_history(tmp_path: Path, days: int = 12) -> tuple[str, Store]:
+    """A database (its URL and store) where LEARNER has `days` of drills (12: enough for a fit at 250)."""
+    url = f"sqlite:///{tmp_path / 'codecloze.db'}"
+    store = attempt_store(url)
+    library = SnippetLibrary()
+    library.load_dir(Path(__file__).resolve().parent.parent / "snippets")
+    snippet = library.get(SNIPPET)
+    write_history(store, snippet.code, snippet.version, days=days, per_day=26)
+    return url, store
+
+
 @pytest.mark.server
 def test_fitting_runs_after_the_response_in_another_process_and_drives_the_learner(tmp_path, main_app):
     snippet = main_app.state.library.get(SNIPPET)
@@ -119,12 +130,8 @@ def _nice(pid: int) -> int | None:
 @pytest.mark.server
 def test_the_fitting_process_runs_at_the_lowest_cpu_priority(tmp_path):
     """A fit is background work: on a busy host every learner's request and job goes first."""
-    store = attempt_store(f"sqlite:///{tmp_path / 'codecloze.db'}")
-    library = SnippetLibrary()
-    library.load_dir(Path(__file__).resolve().parent.parent / "snippets")
-    snippet = library.get(SNIPPET)
-    write_history(store, snippet.code, snippet.version, days=12, per_day=26)
-    fitter = Fitter(store.engine, f"sqlite:///{tmp_path / 'codecloze.db'}", 250)
+    url, store = learner_with_history(tmp_path)
+    fitter = Fitter(store.engine, url, 250)
     try:
         fitter.wrote([LEARNER])
         seen, deadline = set(), time.monotonic() + 900  # a fit takes minutes on a loaded machine
@@ -150,12 +157,7 @@ def test_when_a_learner_is_fitted_again():
 def test_a_learner_is_fitted_by_one_worker_at_a_time(tmp_path):
     """Two workers' fitters hear of the same learner at once: one fit runs. A claim another fitter
     holds keeps a fitter off; a claim older than a fit may run is taken over."""
-    url = f"sqlite:///{tmp_path / 'codecloze.db'}"
-    store = attempt_store(url)
-    library = SnippetLibrary()
-    library.load_dir(Path(__file__).resolve().parent.parent / "snippets")
-    snippet = library.get(SNIPPET)
-    write_history(store, snippet.code, snippet.version, days=12, per_day=26)
+    url, store = learner_with_history(tmp_path)
 
     def claim_of():
         with store.engine.connect() as db:
@@ -218,12 +220,7 @@ def _fits() -> list[int]:
 
 @pytest.mark.server
 def test_a_fit_dies_with_the_server_that_started_it(tmp_path):
-    url = f"sqlite:///{tmp_path / 'codecloze.db'}"
-    store = attempt_store(url)
-    library = SnippetLibrary()
-    library.load_dir(Path(__file__).resolve().parent.parent / "snippets")
-    snippet = library.get(SNIPPET)
-    write_history(store, snippet.code, snippet.version, days=24, per_day=26)  # a real fit: tens of seconds
+    url, store = learner_with_history(tmp_path, days=24)  # a real fit: tens of seconds
     store.close()
     before = set(_fits())
     server = subprocess.Popen(
@@ -265,12 +262,7 @@ def test_the_learner_here_longest_is_fitted_first(tmp_path):
 @pytest.mark.server
 def test_a_fit_waits_for_a_place_in_the_background_budget_and_holds_it(tmp_path):
     """Fits and strength analyses share one budget: while analyses hold every place, no fit starts."""
-    url = f"sqlite:///{tmp_path / 'codecloze.db'}"
-    store = attempt_store(url)
-    library = SnippetLibrary()
-    library.load_dir(Path(__file__).resolve().parent.parent / "snippets")
-    snippet = library.get(SNIPPET)
-    write_history(store, snippet.code, snippet.version, days=12, per_day=26)
+    url, store = learner_with_history(tmp_path)
     loop = asyncio.new_event_loop()
     threading.Thread(target=loop.run_forever, daemon=True).start()
     budget, release = BackgroundBudget(1), threading.Event()
@@ -302,12 +294,7 @@ def test_a_fit_waits_for_a_place_in_the_background_budget_and_holds_it(tmp_path)
 @pytest.mark.server
 def test_the_fitters_of_one_host_take_turns(tmp_path):
     """Another worker on this host is fitting (it holds the host's lock): this one waits, then fits."""
-    url = f"sqlite:///{tmp_path / 'codecloze.db'}"
-    store = attempt_store(url)
-    library = SnippetLibrary()
-    library.load_dir(Path(__file__).resolve().parent.parent / "snippets")
-    snippet = library.get(SNIPPET)
-    write_history(store, snippet.code, snippet.version, days=12, per_day=26)
+    url, store = learner_with_history(tmp_path)
     lock = tmp_path / "fitting.lock"
     fitter = Fitter(store.engine, url, 250, lock)
     try:

@@ -12,8 +12,7 @@ import time
 import httpx
 import pytest
 
-from tests.helpers import SLOW_SNIPPET
-from tests.servers import PROJECT_DIR, SERVE_FLAGS, copy_snippets, running_server
+from tests.servers import PROJECT_DIR, SERVE_FLAGS, slow_answer_server
 
 pytestmark = pytest.mark.server
 
@@ -22,12 +21,9 @@ HEADER_SECONDS, BODY_SECONDS, CAP = 2.0, 2.0, 40
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
-    snippets = copy_snippets(tmp_path_factory.mktemp("snips"))
-    (snippets / "slow-answer.md").write_text(SLOW_SNIPPET, encoding="utf-8")
-    with running_server(
-        tmp_path_factory.mktemp("slow"),
-        CODECLOZE_SNIPPETS_DIR=str(snippets),
-        CODECLOZE_WORKERS="2",
+    with slow_answer_server(
+        tmp_path_factory,
+        "slow",
         CODECLOZE_REQUEST_HEADER_SECONDS=str(HEADER_SECONDS),
         CODECLOZE_REQUEST_BODY_SECONDS=str(BODY_SECONDS),
         CODECLOZE_CONNECTIONS_PER_ADDRESS=str(CAP),
