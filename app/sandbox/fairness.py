@@ -8,11 +8,12 @@ Beyond `per_owner_waiting` waiting jobs that owner is told "busy" at once, while
 jobs keep being admitted. A job is admitted to wait by how long its wait would be, not by a fixed
 length: with `max_wait` set, a job whose address's line would take longer than that to reach it
 (its jobs ahead × how long that address's jobs lately ran, over the slots it may hold) is told
-"busy" at once, with when to retry; `queue` only bounds the waiting jobs' memory. Ids cost nothing, so ids new to the server (no attempt yet) share one
-line per address (`shared=True`, its own bounds) until their first verdict; `IdMinting` bounds
-how many new ids one address may bring per minute besides. Slots are not workers: a sleeping job
-holds little, so the client admits several jobs per worker (client.py: `job_budget`) and the
-cgroups share the CPU between them.
+"busy" at once, with when to retry; `queue` only bounds the waiting jobs' memory. Ids cost
+nothing, so ids new to the server (no attempt yet) share one line per address (`shared=True`,
+its own bounds) until their first verdict; `IdMinting` bounds how many new ids one address may
+bring per minute besides. Slots are not workers: a sleeping job holds little, so the client
+admits several jobs per worker (client.py: `job_budget`) and the cgroups share the CPU between
+them.
 """
 
 import asyncio
