@@ -27,6 +27,7 @@ async def execute(
             job_for(snippet, code), owner=owner, address=address, new_owner=new_owner, settled=settled
         )
     except SandboxBusy as busy:
-        raise Busy(_("服务器正忙，请几秒后重试。"), retry_after=max(1, round(busy.retry_after))) from None
+        seconds = max(1, round(busy.retry_after))
+        raise Busy(_("服务器正忙，请 %(n)s 秒后重试。", n=seconds), retry_after=seconds) from None
     except SandboxUnavailable:
         raise Busy(_("代码运行环境暂时不可用，请稍后重试。")) from None
