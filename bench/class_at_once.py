@@ -4,13 +4,19 @@ drill at 30 % within a few seconds, execution on, one server as ./scripts/serve 
 Reports, per class size, how many verdicts arrived, how many were refused ("busy, retry") and
 the p50 / p95 / max time to a response.
 
-    python bench/class_at_once.py [--learners 60,150,300] [--within 5]
+    python bench/class_at_once.py [--learners 60,150,300] [--within 5] [--web-workers 2 --postgres]
+
+With --web-workers N (and --postgres, which several workers need), N uvicorn workers share the
+host's cores: each worker's sandbox gets cores / N of them.
 """
 
 import argparse
 import concurrent.futures
+import contextlib
+import os
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -24,7 +30,8 @@ sys.path.insert(0, str(ROOT))
 
 from app.learn.drills import random_drill  # noqa: E402
 from app.snippets.library import SnippetLibrary  # noqa: E402
-from tests.servers import running_server  # noqa: E402
+from tests.postgres import PostgresServer  # noqa: E402
+from tests.servers import SERVE_FLAGS, free_port, running_server  # noqa: E402
 
 SNIPPET, RATE = "mlm-flash-forward", 30
 
@@ -103,6 +110,49 @@ def summary(count: int, results: list[tuple[int, float]]) -> str:
     )
 
 
+@contextlib.contextmanager
+def served(data: Path, web_workers: int, database_url: str | None):
+    """The server's URL: as ./scripts/serve starts it, with `web_workers` uvicorn workers."""
+    if web_workers == 1 and database_url is None:
+        with running_server(data) as url:
+            yield url
+        return
+    port, cores = free_port(), os.cpu_count() or 1
+    env = {
+        **os.environ,
+        "CODECLOZE_DATA_DIR": str(data),
+        "CODECLOZE_USE_CDN": "false",
+        "CODECLOZE_SECRET_KEY": "class-bench-" + "k" * 32,  # every worker signs the same cookies
+        "CODECLOZE_WORKERS": str(max(1, cores // web_workers)),
+        **({"CODECLOZE_DATABASE_URL": database_url} if database_url else {}),
+    }
+    command = [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        "app.main:app",
+        "--port",
+        str(port),
+        "--workers",
+        str(web_workers),
+        "--log-level",
+        "warning",
+    ]
+    proc = subprocess.Popen([*command, *SERVE_FLAGS], cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(600):
+            with contextlib.suppress(httpx.TransportError):
+                if httpx.get(url + "/healthz").status_code == 200:
+                    break
+            time.sleep(0.2)
+        time.sleep(3)  # every worker's fork server is up
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(20)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--learners", default="60,150,300")
@@ -110,11 +160,19 @@ def main() -> None:
     parser.add_argument(
         "--settle", type=float, default=65.0, help="seconds between the learners' first verdicts and the class's"
     )
+    parser.add_argument("--web-workers", type=int, default=1)
+    parser.add_argument("--postgres", action="store_true", help="the attempts in a PostgreSQL of the bench's own")
     args = parser.parse_args()
+    with PostgresServer() if args.postgres else contextlib.nullcontext() as postgres:
+        run(args, postgres)
+
+
+def run(args, postgres) -> None:
     print(f"| learners | verdicts | refused (503) | other | p50 s | p95 s | max s |  (within {args.within:g} s)")
     print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for count in (int(n) for n in args.learners.split(",")):
-        with tempfile.TemporaryDirectory() as data, running_server(Path(data)) as url:
+        database_url = postgres.new_database() if postgres else None
+        with tempfile.TemporaryDirectory() as data, served(Path(data), args.web_workers, database_url) as url:
             clients = learners(url, count)
             time.sleep(args.settle)  # established learners: their first verdicts are not this minute's
             print(summary(count, at_once(clients, args.within)), flush=True)
