@@ -252,6 +252,8 @@ class Fitter:
         if code == 0:
             self.fitted += 1
             log.info("fitted FSRS parameters")
+        elif self._closing:  # ended by close(): their next attempt after a start queues them again
+            log.info("fitting FSRS parameters stopped with the server")
         else:
             log.warning("fitting FSRS parameters failed", extra={"exit_code": code})
 
