@@ -42,14 +42,22 @@ def answers() -> dict[str, str]:
     return {h.key: h.answer for h in fixed_drill(library.get(EXERCISE)).holes}
 
 
-def test_a_slow_submission_shows_a_bar_until_its_verdict_and_a_quick_one_none(page: Page, server, artifacts):
-    page.goto(f"{server}/s/{EXERCISE}")
-    page.evaluate(NOTE_BARS)
-    right = answers()
+def submit_right_answers(page: Page, right: dict[str, str]) -> None:
     for key, text in right.items():
         page.fill(f'input[name="{key}"]', text)
     page.click("form.drill button.primary")
     expect(page.locator(".verdict")).to_be_visible()
+
+
+def test_a_slow_submission_shows_a_bar_until_its_verdict_and_a_quick_one_none(page: Page, server, artifacts):
+    right = answers()
+    page.goto(f"{server}/s/{EXERCISE}")
+    # A server's very first verdict may take over a second on a loaded machine (a cold job
+    # process): the quick answer below is a learner's on a server that has answered before.
+    submit_right_answers(page, right)
+    page.goto(f"{server}/s/{EXERCISE}")
+    page.evaluate(NOTE_BARS)
+    submit_right_answers(page, right)
     page.wait_for_timeout(300)
     assert page.evaluate("window.bars") == 0  # answered well within a second: no bar
 
