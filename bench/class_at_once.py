@@ -16,7 +16,6 @@ import contextlib
 import os
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -31,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 from app.learn.drills import random_drill  # noqa: E402
 from app.snippets.library import SnippetLibrary  # noqa: E402
 from tests.postgres import PostgresServer  # noqa: E402
-from tests.servers import SERVE_FLAGS, free_port, running_server  # noqa: E402
+from tests.servers import running_server  # noqa: E402
 
 SNIPPET, RATE = "mlm-flash-forward", 30
 
@@ -110,47 +109,14 @@ def summary(count: int, results: list[tuple[int, float]]) -> str:
     )
 
 
-@contextlib.contextmanager
 def served(data: Path, web_workers: int, database_url: str | None):
-    """The server's URL: as ./scripts/serve starts it, with `web_workers` uvicorn workers."""
-    if web_workers == 1 and database_url is None:
-        with running_server(data) as url:
-            yield url
-        return
-    port, cores = free_port(), os.cpu_count() or 1
-    env = {
-        **os.environ,
-        "CODECLOZE_DATA_DIR": str(data),
-        "CODECLOZE_USE_CDN": "false",
-        "CODECLOZE_SECRET_KEY": "class-bench-" + "k" * 32,  # every worker signs the same cookies
-        "CODECLOZE_WORKERS": str(max(1, cores // web_workers)),
-        **({"CODECLOZE_DATABASE_URL": database_url} if database_url else {}),
-    }
-    command = [
-        sys.executable,
-        "-m",
-        "uvicorn",
-        "app.main:app",
-        "--port",
-        str(port),
-        "--workers",
-        str(web_workers),
-        "--log-level",
-        "warning",
-    ]
-    proc = subprocess.Popen([*command, *SERVE_FLAGS], cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(600):
-            with contextlib.suppress(httpx.TransportError):
-                if httpx.get(url + "/healthz").status_code == 200:
-                    break
-            time.sleep(0.2)
-        time.sleep(3)  # every worker's fork server is up
-        yield url
-    finally:
-        proc.terminate()
-        proc.wait(20)
+    """The server (a context giving its URL) as ./scripts/serve starts it, with `web_workers`
+    uvicorn workers sharing the host's cores."""
+    env = {"CODECLOZE_DATABASE_URL": database_url} if database_url else {}
+    if web_workers > 1:
+        env["CODECLOZE_SECRET_KEY"] = "class-bench-" + "k" * 32  # every worker signs the same cookies
+        env["CODECLOZE_WORKERS"] = str(max(1, (os.cpu_count() or 1) // web_workers))
+    return running_server(data, web_workers=web_workers, **env)
 
 
 def main() -> None:
@@ -173,6 +139,7 @@ def run(args, postgres) -> None:
     for count in (int(n) for n in args.learners.split(",")):
         database_url = postgres.new_database() if postgres else None
         with tempfile.TemporaryDirectory() as data, served(Path(data), args.web_workers, database_url) as url:
+            time.sleep(3 if args.web_workers > 1 else 0)  # every worker's fork server is up
             clients = learners(url, count)
             time.sleep(args.settle)  # established learners: their first verdicts are not this minute's
             print(summary(count, at_once(clients, args.within)), flush=True)

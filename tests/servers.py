@@ -37,10 +37,11 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_server(data_dir: Path, output=None, **env: str | None):
+def start_server(data_dir: Path, output=None, web_workers: int = 1, **env: str | None):
     """`uvicorn app.main:app` in a subprocess as ./scripts/serve starts it, configured only through the environment
     (a setting given as None is left unset, so the app's default applies). Its output goes to a
-    file, or to `output` (subprocess.PIPE for a test that reads it, and so keeps it flowing)."""
+    file, or to `output` (subprocess.PIPE for a test that reads it, and so keeps it flowing).
+    web_workers > 1: that many uvicorn workers (they need a shared database and secret key)."""
     port = free_port()
     # No CDN: a parser-blocking script waiting on DNS for an unreachable host makes page loads
     # as slow as the resolver (CDN mode and its fallback have their own test in test_assets).
@@ -50,7 +51,17 @@ def start_server(data_dir: Path, output=None, **env: str | None):
     # hundred requests, and then every write, so every request, blocks the server for good.
     log = tempfile.TemporaryFile()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(port), *SERVE_FLAGS],
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "app.main:app",
+            "--port",
+            str(port),
+            "--workers",
+            str(web_workers),
+            *SERVE_FLAGS,
+        ],
         cwd=PROJECT_DIR,
         env=environ,
         stdout=output or log,
@@ -78,9 +89,9 @@ def _started(proc, port: int, log) -> str:
 
 
 @contextlib.contextmanager
-def running_server(data_dir: Path, **env: str | None):
+def running_server(data_dir: Path, web_workers: int = 1, **env: str | None):
     """`start_server`, stopped when the block ends; yields its URL."""
-    proc, url = start_server(data_dir, **env)
+    proc, url = start_server(data_dir, web_workers=web_workers, **env)
     try:
         yield url
     finally:
