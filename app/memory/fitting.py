@@ -175,10 +175,6 @@ class Fitter:
             self._last_write = time.monotonic()
             self._changed.notify()
 
-    def waiting(self) -> list[str]:
-        with self._changed:
-            return list(self._queued)
-
     def _run(self) -> None:
         while (learner := self._next()) is not None:
             try:

@@ -84,8 +84,7 @@ async def unpublish(snippet_id: str, teaching: TeachingDep) -> dict:
 @router.delete("/snippets/{snippet_id}", summary="Delete (past attempts keep their version)")
 async def delete(snippet_id: str, teaching: TeachingDep) -> dict:
     publishing.changeable(teaching, snippet_id)
-    teaching.catalog.delete(snippet_id)
-    teaching.strength_jobs.stop_stale()
+    publishing.delete(teaching, snippet_id)
     return {"deleted": snippet_id}
 
 

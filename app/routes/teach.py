@@ -273,8 +273,7 @@ async def change_state(
     if action == "delete":
         if form.confirm != snippet_id:
             raise UserError(_("请输入片段 id “%(id)s” 以确认删除。", id=snippet_id))
-        teaching.catalog.delete(snippet_id)
-        teaching.strength_jobs.stop_stale()
+        publishing.delete(teaching, snippet_id)
         return RedirectResponse("/teach", status_code=303)
     raise NotFound(_("页面不存在。"))
 

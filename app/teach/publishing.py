@@ -83,6 +83,12 @@ def analyse(teaching: Teaching, snippet: Snippet) -> str | None:
     return teaching.strength_jobs.start(snippet, teaching.sandbox, teaching.engine)
 
 
+def delete(teaching: Teaching, snippet_id: str) -> None:
+    """Gone for learners and teachers, and its analysis, waiting or under way, stopped."""
+    teaching.catalog.delete(snippet_id)
+    teaching.strength_jobs.stop_stale()
+
+
 def status_of(catalog: Catalog, snippet: Snippet) -> str:
     if snippet.id in catalog.bundled:
         return "bundled"
