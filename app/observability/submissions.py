@@ -63,9 +63,9 @@ def phases(laps: dict[str, float], run) -> dict[str, float | None]:
     return out
 
 
-def fields(drill, result, scoring: float | None, sandbox: float | None, total: float, laps=None) -> dict:
+def fields(drill, result, laps: dict[str, float], sandbox: float | None, total: float) -> dict:
     """The log line's fields: what was graded and how long each phase took; no answer text."""
-    timed = {f"{phase}_ms": _ms(seconds) for phase, seconds in phases(laps or {}, result.run).items()}
+    timed = {f"{phase}_ms": _ms(seconds) for phase, seconds in phases(laps, result.run).items()}
     return {
         "snippet": drill.snippet.id,
         "version": drill.snippet.version,
@@ -77,7 +77,6 @@ def fields(drill, result, scoring: float | None, sandbox: float | None, total: f
         "verdict": getattr(result.run, "status", "not_run"),
         "saved": result.saved,
         **timed,
-        "scoring_ms": _ms(scoring),
         "sandbox_ms": _ms(sandbox),
         "total_ms": _ms(total),
     }
@@ -88,7 +87,7 @@ def graded(request, drill, result, clock: Stopwatch) -> None:
     try:
         sandbox = clock.laps.get("sandbox") if result.run is not None else None  # not run: no sandbox time
         total = clock.total()
-        line = fields(drill, result, clock.laps.get("scoring"), sandbox, total, clock.laps)
+        line = fields(drill, result, clock.laps, sandbox, total)
         log.info("submission", extra=line)
         metrics = getattr(request.app.state, "metrics", None)
         if metrics is not None:
