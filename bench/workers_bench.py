@@ -104,7 +104,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--learners", type=int, default=8)
     args = parser.parse_args()
-    rows = []
+    rows, before = [], os.getloadavg()[0]
     with PostgresServer() as postgres:
         for name, workers, url in [
             ("1 worker, SQLite", 1, None),
@@ -117,7 +117,7 @@ def main() -> None:
             finally:
                 proc.terminate()
                 proc.wait(30)
-    print(f"load average before: {os.getloadavg()[0]:.1f}; {args.learners} learners, {args.seconds:.0f} s each")
+    print(f"load average before: {before:.1f}; {args.learners} learners, {args.seconds:.0f} s each")
     print("| configuration | verdicts | verdicts/s | p50 ms | p99 ms | errors |\n|---|---|---|---|---|---|")
     for name, r in rows:
         print(f"| {name} | {r['verdicts']} | {r['per_second']:.1f} | {r['p50']:.1f} | {r['p99']:.1f} | {r['errors']} |")

@@ -1,7 +1,7 @@
 """Bring any database to the newest schema at start-up: empty, older, or made before migrations.
 
 Alembic is imported only when a database is behind: a server started on a database that is
-already at HEAD never loads it (~10 MiB of the web process, bench/RESULTS.md).
+already at HEAD never loads it (~10 MiB of the web process: bench/pss_bench.py, first start against restart).
 """
 
 import fcntl

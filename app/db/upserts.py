@@ -24,6 +24,6 @@ def upsert(db, table: Table, keys: tuple[str, ...], changes: Callable):
 @cache
 def _upsert(dialect: str, table: Table, keys: tuple[str, ...], changes: Callable):
     """Built once per dialect and table: `excluded` sets up a copy of every column of the table,
-    which cost more than the statement's execution (bench/RESULTS.md)."""
+    which cost more than the statement's execution (measured then; bench/RESULTS.md's git history)."""
     statement = dialect_insert(dialect)(table)
     return statement.on_conflict_do_update(index_elements=list(keys), set_=changes(table, statement.excluded))

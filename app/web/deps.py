@@ -3,7 +3,7 @@ and the teacher's session. Routes take them as parameters (`library: LibraryDep`
 replace any of them with `app.dependency_overrides[deps.library] = ...`.
 
 They are `async def` though none awaits: FastAPI runs a plain `def` dependency in a worker thread,
-which cost a submission more CPU than all its grading (bench/RESULTS.md)."""
+which cost a submission more CPU than all its grading (measured then; bench/RESULTS.md's git history)."""
 
 import hmac
 import inspect
