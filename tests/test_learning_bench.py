@@ -114,6 +114,7 @@ def test_review_orders_missed_first_within_a_share_and_line_by_line():
     assert missed_first([0, 1, 2, 3, 4, 5], [3, 4], 1) == [3, 0, 1, 2, 4, 5]
     assert missed_first([0, 1, 2, 3, 4, 5], [3, 4], 0) == [0, 1, 2, 3, 4, 5]
     assert line_by_line([0, 1, 2, 3], {0: 7, 1: 7, 2: 8, 3: 8}) == [0, 2, 1, 3]
+    assert line_by_line([0, 1, 2, 3, 4, 5], dict(zip(range(6), [7, 7, 7, 8, 8, 8])), 2) == [0, 1, 3, 4, 2, 5]
     assert span_lines("a = 1\nb = a\n") == {0: 0, 1: 0, 2: 1, 3: 1}  # names and numbers; "=" is not eligible
 
 

@@ -42,7 +42,7 @@ class Policy:
     calibrated: bool = False  # on the learner's clock (calibration.py), not FSRS's as it stands
     relearn_share: float = 0.0  # of the tested tokens' blanks, at most this share for tokens last missed, first
     relearn_after: float = 0.0  # ... missed at least so many hours ago
-    per_line: bool = False  # the best token of every line before the second best of any
+    per_line: int = 0  # n > 0: the best n tokens of every line before the (n+1)-th best of any
 
 
 WEAKEST = Policy("weakest", order="weakest")

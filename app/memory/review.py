@@ -81,7 +81,7 @@ def review_mask(
     score = scores(policy, pool, at, scheduler, retention, scales)
     ranked = sorted(pool, key=lambda i: (-score[i], tiebreak[i]))
     if policy.per_line and lines:
-        ranked = line_by_line(ranked, lines)
+        ranked = line_by_line(ranked, lines, policy.per_line)
     missed = [i for i in ranked if getattr(pool[i], "missed", None)]
     if policy.relearn_after:
         missed = [i for i in missed if at.timestamp() - pool[i].last_review >= policy.relearn_after * 3600]
@@ -101,16 +101,16 @@ def span_lines(code: str) -> dict[int, int]:
     return {s.index: bisect_right(starts, s.start) - 1 for s in eligible_spans(code)}
 
 
-def line_by_line(ranked: list[int], lines: dict[int, int]) -> list[int]:
-    """`ranked` reordered in rounds: each line's best token, then each line's second, ... (each
-    round in the ranking's order). Where a line is remembered as one unit, one test refreshes it."""
+def line_by_line(ranked: list[int], lines: dict[int, int], per_round: int = 1) -> list[int]:
+    """`ranked` reordered in rounds: each line's best `per_round` tokens, then its next ones, ...
+    (each round in the ranking's order). Where a line is remembered as one unit, one test refreshes it."""
     place: dict[int, int] = {}
     rounds = []
     for i in ranked:
         line = lines.get(i, -1 - i)
         rounds.append(place.get(line, 0))
         place[line] = rounds[-1] + 1
-    order = sorted(range(len(ranked)), key=lambda n: (rounds[n], n))
+    order = sorted(range(len(ranked)), key=lambda n: (rounds[n] // per_round, n))
     return [ranked[n] for n in order]
 
 

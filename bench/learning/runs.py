@@ -28,8 +28,10 @@ POLICIES = {
     "relearn-1/3": replace(BEFORE, name="gain-7d-relearn-third", relearn_share=1 / 3),
     "relearn-1/6": replace(BEFORE, name="gain-7d-relearn-sixth", relearn_share=1 / 6),
     "relearn-1/3 after 20 h": replace(BEFORE, name="gain-7d-relearn-third-20h", relearn_share=1 / 3, relearn_after=20),
-    "gain-7d per line": replace(BEFORE, name="gain-7d-per-line", per_line=True),
-    "per line relearn-1/3": replace(BEFORE, name="gain-7d-per-line-relearn", per_line=True, relearn_share=1 / 3),
+    "gain-7d per line": replace(BEFORE, name="gain-7d-per-line", per_line=1),
+    "per line relearn-1/3": replace(BEFORE, name="gain-7d-per-line-relearn", per_line=1, relearn_share=1 / 3),
+    "2 per line": replace(CHOSEN, name="gain-7d-2-per-line", per_line=2),
+    "3 per line": replace(CHOSEN, name="gain-7d-3-per-line", per_line=3),
     "oracle": "oracle",
 }
 
