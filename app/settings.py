@@ -164,7 +164,7 @@ class Settings(BaseSettings):
     login_attempts_per_minute: int = Field(
         5,
         ge=0,
-        description="wrong teacher tokens from one address before each further one waits twice as long "
+        description="wrong teacher passwords or tokens from one address before each further one waits twice as long "
         "(from 1 s up to 5 min); ten quiet minutes clear the count",
     )
 

@@ -38,7 +38,7 @@ def test_a_teacher_assigns_a_drill_and_sees_who_reached_the_target(
 ):
     page.goto(teacher_server + "/teach/login")
     page.fill("#token", TOKEN)
-    page.click("button[type=submit]")
+    page.click(".token-login button[type=submit]")
     page.click("text=班级 >> nth=0")
     page.fill("input[name=code]", "hw-7")
     page.click("text=创建班级")

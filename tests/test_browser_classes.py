@@ -28,7 +28,7 @@ def test_class_page_heatmap_and_one_click_alternative(page: Page, browser: Brows
     page.goto(teacher_server + "/teach/login")
     page.fill("#token", TOKEN)
     page.fill("#name", "王老师")
-    page.click("button[type=submit]")
+    page.click(".token-login button[type=submit]")
     page.click("text=班级 >> nth=0")
     page.fill("input[name=code]", "cs-101")
     page.fill("input[name=name]", "一班")

@@ -37,7 +37,7 @@ def test_a_teacher_edits_an_assignment_and_archives_the_class(browser: Browser, 
     page = browser.new_context(locale=locale).new_page()
     page.goto(served + "/teach/login")
     page.fill("#token", TOKEN)
-    page.click("button[type=submit]")
+    page.click(".token-login button[type=submit]")
     page.goto(served + "/teach/classes")
     page.fill("input[name=code]", code)
     page.locator("form.new-class button[type=submit]").click()

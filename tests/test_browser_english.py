@@ -52,7 +52,7 @@ def test_english_pages_hold_chinese_only_in_snippet_content(browser: Browser, te
     teacher = browser.new_context(locale="en-US").new_page()
     teacher.goto(teacher_server + "/teach/login")
     teacher.fill("#token", TOKEN)
-    teacher.click("button[type=submit]")
+    teacher.click(".token-login button[type=submit]")
     expect(teacher.locator("h1")).to_have_text("Teaching")
     teacher.goto(teacher_server + "/teach/classes")
     teacher.fill("input[name=code]", "en-1")

@@ -16,10 +16,10 @@ def sign_in(page: Page, url: str, wrong_first: bool = False) -> None:
     page.goto(url + "/teach/login")
     if wrong_first:  # only once: wrong tokens are rate-limited per client
         page.fill("#token", "wrong")
-        page.click("button[type=submit]")
+        page.click(".token-login button[type=submit]")
         expect(page.locator(".notice.error")).to_contain_text("令牌不正确")
     page.fill("#token", TOKEN)
-    page.click("button[type=submit]")
+    page.click(".token-login button[type=submit]")
     expect(page.locator("h1")).to_have_text("教师后台")
 
 

@@ -60,7 +60,7 @@ def test_joining_names_the_class_and_past_due_says_how_late(
 ):
     page.goto(teacher_server + "/teach/login")
     page.fill("#token", TOKEN)
-    page.click("button[type=submit]")
+    page.click(".token-login button[type=submit]")
     page.click("text=班级 >> nth=0")
     page.fill("input[name=code]", "term-5")
     page.fill("input[name=name]", "五班")

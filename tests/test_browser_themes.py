@@ -124,7 +124,7 @@ def pages(browser: Browser, teacher_server, app) -> tuple[dict[str, str], object
     page = teacher.new_page()
     page.goto(teacher_server + "/teach/login")
     page.fill("#token", TOKEN)
-    page.click("button[type=submit]")
+    page.click(".token-login button[type=submit]")
     page.goto(teacher_server + "/teach/classes")
     page.fill("input[name=code]", "dark-1")
     page.fill("input[name=name]", "一班")

@@ -8,7 +8,7 @@ from pydantic import BaseModel, field_validator
 from starlette.concurrency import run_in_threadpool
 
 from app.errors import NotFound, UserError
-from app.teach import publishing
+from app.teach import accounts, publishing
 from app.teach.publishing import Teaching, report_json
 from app.web.deps import AuthDep, ClientAddress, MaybeTeacher, SandboxDep, TeacherSession, TeachingDep, sandbox_or_503
 from app.web.forms import SMALL_FORM, TeacherForm, form_of, teacher_form_of
@@ -29,8 +29,10 @@ router.include_router(course_page.router)
 
 
 class LoginForm(BaseModel):
-    token: str = ""
-    name: str = ""  # who signs in, shown beside what they change
+    login: str = ""  # an account's login and password ...
+    password: str = ""
+    token: str = ""  # ... or the teachers' token (the first admin's way in)
+    name: str = ""  # who signs in with the token, shown beside what they change
 
     @field_validator("name")
     @classmethod
@@ -104,8 +106,14 @@ async def login_page(
     token: Annotated[str | None, Query(description="the teachers' token: signs in at once")] = None,
 ) -> Response:
     if token is not None:
-        return _login(request, teaching, teachers, client, LoginForm(token=token))
-    return _page(request, teaching, session, "login.html")
+        return await _login(request, teaching, teachers, client, LoginForm(token=token))
+    return _page(request, teaching, session, "login.html", token_first=_token_first(teaching))
+
+
+def _token_first(teaching: Teaching) -> bool:
+    """Until the first account exists, the token is the way in: the login page opens with it."""
+    with teaching.engine.connect() as db:
+        return not accounts.any_account(db)
 
 
 @router.post("/login")
@@ -116,17 +124,28 @@ async def login(
     client: ClientAddress,
     form: Annotated[LoginForm, Depends(form_of(LoginForm, SMALL_FORM))],
 ) -> Response:
-    return _login(request, teaching, teachers, client, form)
+    return await _login(request, teaching, teachers, client, form)
 
 
-def _login(
+async def _login(
     request: Request, teaching: Teaching, teachers: TeacherAuth, client: str | None, form: LoginForm
 ) -> Response:
-    if not teachers.checked(form.token.strip(), client or "?", teachers.device(request)):
-        return _page(request, teaching, None, "login.html", status=401, error=_("令牌不正确。"))
+    device, account = teachers.device(request), None
+    if form.login:
+
+        def check():
+            with teaching.engine.connect() as db:
+                return accounts.authenticated(db, form.login, form.password)
+
+        account = await run_in_threadpool(teachers.tried, check, client or "?", device)
+        if account is None:
+            error = _("登录名或密码不正确。")
+            return _page(request, teaching, None, "login.html", status=401, error=error, login=form.login)
+    elif not teachers.checked(form.token.strip(), client or "?", device):
+        return _page(request, teaching, None, "login.html", status=401, error=_("令牌不正确。"), token_first=True)
     response = RedirectResponse("/teach", status_code=303)
     secure = request.url.scheme == "https"
-    teachers.start_session(response, secure=secure, name=form.name)
+    teachers.start_session(response, secure=secure, name=form.name, account=account)
     teachers.remember_device(response, secure=secure)
     return response
 

@@ -20,6 +20,7 @@ from app.memory.identity import LEARNER_COOKIE, Identity, Learner
 from app.settings import Settings
 from app.snippets.library import SnippetLibrary
 from app.snippets.model import Snippet
+from app.teach import accounts
 from app.teach.catalog import Catalog
 from app.teach.publishing import Teaching
 from app.teach.strength_jobs import StrengthJobs
@@ -102,19 +103,18 @@ async def client(request: Request) -> str | None:
 ClientAddress = Annotated[str | None, Depends(client)]
 
 
-def is_teacher(request: Request, teachers: AuthDep) -> bool:
-    """A signed-in teacher's browser, or a client sending the teachers' token as a Bearer."""
-    if teachers.bearer_ok(request, client_address.of_request(request) or "?"):
-        return True
-    try:
-        return teachers.session(request) is not None
-    except UserError:
-        return False
-
-
-async def optional_session(request: Request, teachers: AuthDep) -> dict | None:
-    """The signed-in teacher's session, None without one (pages that anyone may see)."""
-    return teachers.session(request)
+async def optional_session(request: Request, teachers: AuthDep, attempts: StoreDep) -> dict | None:
+    """The signed-in teacher's session, None without one (pages that anyone may see). An account's
+    session holds while the account is enabled and signed at its epoch: disabling it ends it."""
+    session = teachers.session(request)
+    if session and session.get("tid"):
+        with attempts.engine.connect() as db:
+            account = accounts.current(db, session["tid"], session.get("ep", -1))
+        if account is None:
+            return None
+        session = {**session, "name": account.name, "role": account.role}
+    request.state.teacher = session  # the teacher pages' menu shows admins their accounts page
+    return session
 
 
 async def teacher_session(session: Annotated[dict | None, Depends(optional_session)]) -> dict:
@@ -126,6 +126,16 @@ async def teacher_session(session: Annotated[dict | None, Depends(optional_sessi
 
 MaybeTeacher = Annotated[dict | None, Depends(optional_session)]
 TeacherSession = Annotated[dict, Depends(teacher_session)]
+
+
+async def admin_session(session: TeacherSession) -> dict:
+    """An admin's session (the teachers' token signs one in), or a 403."""
+    if session.get("role", "admin") != "admin":
+        raise Forbidden(_("只有管理员可以这样做。"))
+    return session
+
+
+AdminSession = Annotated[dict, Depends(admin_session)]
 
 
 def check_csrf(session: dict, given: str) -> None:
@@ -140,10 +150,22 @@ async def api_teacher(request: Request, teachers: AuthDep, address: ClientAddres
         raise Unauthorized(_("需要教师令牌：Authorization: Bearer <token>。"))
 
 
-async def snippet_or_404(request: Request, snippet_id: str, snippets: LibraryDep, teachers: AuthDep) -> Snippet:
+async def is_teacher(request: Request, teachers: AuthDep, attempts: StoreDep) -> bool:
+    """A signed-in teacher's browser, or a client sending the teachers' token as a Bearer."""
+    if teachers.bearer_ok(request, client_address.of_request(request) or "?"):
+        return True
+    try:
+        return await optional_session(request, teachers, attempts) is not None
+    except UserError:
+        return False
+
+
+async def snippet_or_404(
+    request: Request, snippet_id: str, snippets: LibraryDep, teachers: AuthDep, attempts: StoreDep
+) -> Snippet:
     """A published snippet; drafts too for a signed-in teacher (that is the preview)."""
     snippet = snippets.get(snippet_id)
-    if snippet is None or not (snippets.is_visible(snippet_id) or is_teacher(request, teachers)):
+    if snippet is None or not (snippets.is_visible(snippet_id) or await is_teacher(request, teachers, attempts)):
         raise NotFound(_("没有找到片段 “%(id)s”。", id=snippet_id[:64]))
     return snippet
 

@@ -1,4 +1,5 @@
-"""Teacher access: one token, a signed session cookie, CSRF tokens and a back-off of wrong tokens.
+"""Teacher access: accounts (app/teach/accounts.py) and the operators' token (the first admin's way
+in), a signed session cookie, CSRF tokens and a back-off of wrong logins and tokens.
 
 While a client is backed off, its token is not even compared: a right token and a wrong one get the
 same 429, so back-off slows guessing instead of sorting guesses. A browser that signed in before
@@ -13,6 +14,7 @@ import logging
 import math
 import re
 import secrets
+from collections.abc import Callable
 
 from fastapi import Request
 from fastapi.responses import Response
@@ -21,6 +23,7 @@ from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 from app.errors import TooMany, Unauthorized
 from app.i18n import _
 from app.settings import Settings
+from app.teach.accounts import Teacher
 from app.web.backoff import Backoff
 from app.web.keys import derived
 
@@ -77,15 +80,20 @@ class TeacherAuth:
     def checked(self, given: str, client: str, device: str | None = None) -> bool:
         """Whether `given` is the token; a 429 (with how long to wait), whatever it is, while the
         client's back-off runs; a wrong token counts towards it."""
+        return self.tried(lambda: self.token_matches(given), client, device)
+
+    def tried(self, attempt: Callable[[], object], client: str, device: str | None = None):
+        """`attempt()`'s result (a login's check: falsy when wrong), or a 429 without calling it
+        while the client's back-off runs; a wrong one counts towards it."""
         backoffs = self._backoffs(client, device)
         wait = max(backoff.wait(key) for backoff, key in backoffs)
         if wait > 0:
             raise TooMany(_("登录失败次数过多，请 %(n)s 秒后再试。", n=math.ceil(wait)))
-        if self.token_matches(given):
-            return True
-        for backoff, key in backoffs:
-            backoff.failed(key)
-        return False
+        result = attempt()
+        if not result:
+            for backoff, key in backoffs:
+                backoff.failed(key)
+        return result
 
     def remember_device(self, response: Response, secure: bool) -> None:
         """After a sign-in: this browser is a teacher's device from now on (its own back-off)."""
@@ -99,9 +107,19 @@ class TeacherAuth:
             path="/teach",
         )
 
-    def start_session(self, response: Response, secure: bool, name: str = "") -> None:
-        # `sid` and the optional name say which teacher did what (they share one token).
-        value = self._signer.dumps({"csrf": secrets.token_urlsafe(16), "sid": secrets.token_hex(3), "name": name})
+    def start_session(self, response: Response, secure: bool, name: str = "", account: Teacher | None = None) -> None:
+        """Sign a session in: an account's (its id and epoch, so disabling it ends the session), or
+        the token's, an admin's (`sid` and the optional name say which of the token's holders did what)."""
+        value = self._signer.dumps(
+            {
+                "csrf": secrets.token_urlsafe(16),
+                "sid": secrets.token_hex(3),
+                "name": account.name if account else name,
+                "tid": account.id if account else 0,
+                "ep": account.epoch if account else 0,
+                "role": account.role if account else "admin",
+            }
+        )
         # The cookie outlives the signature so an expired session can say so, not just vanish.
         response.set_cookie(
             SESSION_COOKIE,

@@ -1,0 +1,186 @@
+"""Teachers' accounts through a real uvicorn: an admin (the operators' token) invites a teacher, the
+teacher sets a password through the one-time link and signs in with it; only admins manage
+accounts; a disabled teacher's session ends at once and their password no longer signs in."""
+
+import itertools
+import re
+
+import httpx
+import pytest
+
+from tests.servers import running_server
+from tests.teach_helpers import TOKEN
+
+pytestmark = pytest.mark.server
+PASSWORD = "correct horse battery"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with running_server(
+        tmp_path_factory.mktemp("accounts"), CODECLOZE_TEACHER_TOKEN=TOKEN, CODECLOZE_EXECUTION="false"
+    ) as url:
+        yield url
+
+
+ADDRESSES = (f"127.0.1.{n}" for n in itertools.count(1))
+
+
+def browser(url: str, source: str | None = None) -> httpx.Client:
+    """A browser of its own address: wrong logins back off per address, and each test's are its own."""
+    return httpx.Client(
+        base_url=url,
+        headers={"origin": url, "accept-language": "en"},
+        timeout=30,
+        follow_redirects=True,
+        transport=httpx.HTTPTransport(local_address=source or next(ADDRESSES)),
+    )
+
+
+def csrf_of(page: httpx.Response) -> str:
+    return re.search(r'name="csrf" value="([^"]+)"', page.text).group(1)
+
+
+def admin(url: str) -> httpx.Client:
+    client = browser(url)
+    assert client.get(f"/teach/login?token={TOKEN}").status_code == 200  # after the redirect: the dashboard
+    return client
+
+
+def invited(client: httpx.Client, login: str, name: str, role: str = "teacher") -> str:
+    """The one-time sign-up link the accounts page shows after inviting."""
+    token = csrf_of(client.get("/teach/accounts"))
+    page = client.post("/teach/accounts", data={"csrf": token, "login": login, "name": name, "role": role})
+    assert page.status_code == 201, page.text
+    return re.search(r'value="(http[^"]+/teach/welcome\?code=[^"]+)"', page.text).group(1)
+
+
+def signed_up(url: str, link: str, password: str = PASSWORD) -> httpx.Client:
+    client = browser(url)
+    code = link.split("code=")[1]
+    assert client.get(f"/teach/welcome?code={code}").status_code == 200
+    done = client.post("/teach/welcome", data={"code": code, "password": password, "again": password})
+    assert done.status_code == 200 and "/teach" in str(done.url), done.text  # signed in, on the dashboard
+    return client
+
+
+def signed_in(url: str, login: str, password: str) -> httpx.Response:
+    return browser(url).post("/teach/login", data={"login": login, "password": password}, follow_redirects=False)
+
+
+def account_id(client: httpx.Client, login: str) -> int:
+    rows = client.get("/teach/accounts", headers={"accept": "application/json"}).json()["teachers"]
+    return next(t["id"] for t in rows if t["login"] == login)
+
+
+def test_an_invited_teacher_sets_a_password_once_and_signs_in_with_it(server):
+    boss = admin(server)
+    link = invited(boss, "Ada@School.example", "Ada Lovelace")
+    ada = signed_up(server, link)
+    assert ada.get("/teach").status_code == 200
+    code = link.split("code=")[1]
+    again = browser(server).post("/teach/welcome", data={"code": code, "password": "x" * 12, "again": "x" * 12})
+    assert again.status_code == 404  # the link is used up
+    assert signed_in(server, "ada@school.example", PASSWORD).status_code == 303
+    assert signed_in(server, "ada@school.example", "x" * 12).status_code == 401
+    assert signed_in(server, "nobody@school.example", PASSWORD).status_code == 401
+    rows = boss.get("/teach/accounts", headers={"accept": "application/json"}).json()["teachers"]
+    ada_row = next(t for t in rows if t["login"] == "ada@school.example")
+    assert ada_row["state"] == "active" and ada_row["role"] == "teacher" and ada_row["name"] == "Ada Lovelace"
+
+
+def test_a_short_or_mismatched_password_is_refused_and_the_link_still_works(server):
+    link = invited(admin(server), "grace", "Grace Hopper")
+    code = link.split("code=")[1]
+    client = browser(server)
+    short = client.post("/teach/welcome", data={"code": code, "password": "short", "again": "short"})
+    assert short.status_code == 422 and "10" in short.text
+    apart = client.post("/teach/welcome", data={"code": code, "password": PASSWORD, "again": PASSWORD + "!"})
+    assert apart.status_code == 422
+    assert signed_in(server, "grace", PASSWORD).status_code == 401  # no password was set
+    signed_up(server, link)
+    assert signed_in(server, "grace", PASSWORD).status_code == 303
+
+
+def test_only_admins_manage_accounts(server):
+    boss = admin(server)
+    teacher = signed_up(server, invited(boss, "ben", "Ben"))
+    assert teacher.get("/teach/accounts").status_code == 403
+    assert 'href="/teach/accounts"' not in teacher.get("/teach").text
+    assert 'href="/teach/accounts"' in boss.get("/teach").text
+    token = csrf_of(teacher.get("/teach"))
+    refused = teacher.post("/teach/accounts", data={"csrf": token, "login": "mallory", "name": "M", "role": "admin"})
+    assert refused.status_code == 403
+    assert all(
+        t["login"] != "mallory"
+        for t in boss.get("/teach/accounts", headers={"accept": "application/json"}).json()["teachers"]
+    )
+    head = signed_up(server, invited(boss, "hana", "Hana", role="admin"))
+    assert head.get("/teach/accounts").status_code == 200  # an admin account manages accounts too
+    taken = boss.post("/teach/accounts", data={"csrf": csrf_of(boss.get("/teach")), "login": "BEN", "name": "B2"})
+    assert taken.status_code == 409
+
+
+def test_a_disabled_teachers_session_ends_at_once_and_enabling_lets_them_back(server):
+    boss = admin(server)
+    cleo = signed_up(server, invited(boss, "cleo", "Cleo"))
+    assert cleo.get("/teach").status_code == 200
+    token, who = csrf_of(boss.get("/teach/accounts")), account_id(boss, "cleo")
+    assert boss.post(f"/teach/accounts/{who}/disable", data={"csrf": token}).status_code == 200
+    assert cleo.get("/teach", follow_redirects=False).status_code in (303, 401)
+    assert cleo.get("/teach/classes", headers={"accept": "application/json"}).status_code == 401
+    assert signed_in(server, "cleo", PASSWORD).status_code == 401
+    assert boss.post(f"/teach/accounts/{who}/enable", data={"csrf": token}).status_code == 200
+    assert (
+        cleo.get("/teach/classes", headers={"accept": "application/json"}).status_code == 401
+    )  # that session stays ended
+    assert signed_in(server, "cleo", PASSWORD).status_code == 303
+
+
+def test_a_new_link_replaces_the_old_one_and_the_password(server):
+    boss = admin(server)
+    first = invited(boss, "dan", "Dan")
+    dan = signed_up(server, first)
+    token, who = csrf_of(boss.get("/teach/accounts")), account_id(boss, "dan")
+    again = boss.post(f"/teach/accounts/{who}/reinvite", data={"csrf": token})
+    second = re.search(r'value="(http[^"]+/teach/welcome\?code=[^"]+)"', again.text).group(1)
+    assert second != first
+    assert dan.get("/teach/classes", headers={"accept": "application/json"}).status_code == 401
+    assert signed_in(server, "dan", PASSWORD).status_code == 401
+    signed_up(server, second, "a new password here")
+    assert signed_in(server, "dan", "a new password here").status_code == 303
+
+
+def test_wrong_passwords_are_backed_off_whatever_comes_next(server):
+    boss = admin(server)
+    signed_up(server, invited(boss, "eve", "Eve"))
+    client = browser(server)
+    statuses = [
+        client.post("/teach/login", data={"login": "eve", "password": f"guess {n}"}, follow_redirects=False).status_code
+        for n in range(12)
+    ]
+    assert statuses[0] == 401 and statuses[-1] == 429
+    right = client.post("/teach/login", data={"login": "eve", "password": PASSWORD}, follow_redirects=False)
+    assert right.status_code == 429  # backed off: the right password is not even tried
+
+
+def test_odd_account_requests_are_refused_and_change_nothing(server):
+    boss = admin(server)
+    token = csrf_of(boss.get("/teach/accounts"))
+    before = boss.get("/teach/accounts", headers={"accept": "application/json"}).json()["teachers"]
+    for path in (
+        "/teach/accounts/99999999999999999999/disable",
+        "/teach/accounts/0/disable",
+        "/teach/accounts/7777/enable",
+    ):
+        assert boss.post(path, data={"csrf": token}).status_code in (404, 422), path
+    assert boss.post("/teach/accounts/1/explode", data={"csrf": token}).status_code == 404
+    assert boss.post("/teach/accounts/1/disable", data={"csrf": "wrong"}).status_code == 403
+    for fields in (
+        {"login": "a b", "name": "X"},
+        {"login": "ok-login", "name": ""},
+        {"login": "ok2", "name": "Y", "role": "root"},
+    ):
+        assert boss.post("/teach/accounts", data={"csrf": token, **fields}).status_code == 422, fields
+    assert browser(server).get("/teach/welcome?code=nothing-like-it").status_code == 404
+    assert boss.get("/teach/accounts", headers={"accept": "application/json"}).json()["teachers"] == before
