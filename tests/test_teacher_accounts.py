@@ -184,3 +184,46 @@ def test_odd_account_requests_are_refused_and_change_nothing(server):
         assert boss.post("/teach/accounts", data={"csrf": token, **fields}).status_code == 422, fields
     assert browser(server).get("/teach/welcome?code=nothing-like-it").status_code == 404
     assert boss.get("/teach/accounts", headers={"accept": "application/json"}).json()["teachers"] == before
+
+
+def classes_of(client: httpx.Client) -> set[str]:
+    return {c["code"] for c in client.get("/teach/classes", headers={"accept": "application/json"}).json()["classes"]}
+
+
+def made_class(client: httpx.Client, code: str) -> None:
+    made = client.post("/teach/classes", data={"csrf": csrf_of(client.get("/teach")), "code": code, "name": code})
+    assert made.status_code == 200 and f"/teach/classes/{code}" in str(made.url), made.text
+
+
+def test_a_teacher_sees_and_changes_only_the_classes_they_teach(server):
+    boss = admin(server)
+    fay = signed_up(server, invited(boss, "fay", "Fay"))
+    gus = signed_up(server, invited(boss, "gus", "Gus"))
+    made_class(fay, "FAY-1")
+    made_class(boss, "BOSS-1")  # with the token: an admin's, nobody's own
+    assert "FAY-1" in classes_of(fay) and "BOSS-1" not in classes_of(fay)
+    assert classes_of(gus) & {"FAY-1", "BOSS-1"} == set()
+    assert {"FAY-1", "BOSS-1"} <= classes_of(boss)  # an admin sees every class
+    token = csrf_of(gus.get("/teach"))
+    for response in (
+        gus.get("/teach/classes/FAY-1"),
+        gus.get("/teach/classes/fay-1"),  # a code in any case
+        gus.get("/teach/classes/FAY-1/attempts.csv"),
+        gus.post("/teach/classes/FAY-1/rename", data={"csrf": token, "name": "taken over"}),
+        gus.post("/teach/classes/FAY-1/archive", data={"csrf": token, "confirm": "yes"}),
+        gus.post("/teach/classes/FAY-1/teachers", data={"csrf": token, "login": "gus"}),
+        gus.get("/teach/stats/mlm-online-softmax?class=FAY-1"),
+    ):
+        assert response.status_code == 404, (response.request.url, response.status_code)
+    assert "taken over" not in fay.get("/teach/classes/FAY-1").text
+    added = fay.post("/teach/classes/FAY-1/teachers", data={"csrf": csrf_of(fay.get("/teach")), "login": "GUS"})
+    assert added.status_code == 200 and "Gus" in added.text
+    assert "FAY-1" in classes_of(gus)
+    assert gus.post("/teach/classes/FAY-1/rename", data={"csrf": token, "name": "Fay and Gus"}).status_code == 200
+    assert "Fay and Gus" in fay.get("/teach/classes/FAY-1").text
+    assert gus.get("/teach/stats/mlm-online-softmax?class=FAY-1").status_code == 200
+    unknown = fay.post("/teach/classes/FAY-1/teachers", data={"csrf": csrf_of(fay.get("/teach")), "login": "nobody"})
+    assert unknown.status_code == 404 and "nobody" in unknown.text
+    gus_id = account_id(boss, "gus")
+    fay.post(f"/teach/classes/FAY-1/teachers/{gus_id}/remove", data={"csrf": csrf_of(fay.get("/teach"))})
+    assert "FAY-1" not in classes_of(gus) and gus.get("/teach/classes/FAY-1").status_code == 404

@@ -15,6 +15,7 @@ from ..memory.tables import learners
 from .assignments import assignments
 from .roster import short_id
 from .tables import activity, classes
+from .tables import teachers as class_teachers
 
 
 def rename(db, code: str, name: str | None) -> None:
@@ -33,6 +34,7 @@ def delete_class(db, code: str) -> int:
     unlinked = db.execute(
         update(learners).where(learners.c.class_code == code).values(class_code=None, class_joined_at=None)
     ).rowcount
+    db.execute(delete(class_teachers).where(class_teachers.c.class_code == code))
     db.execute(delete(classes).where(classes.c.code == code))
     return unlinked
 

@@ -5,11 +5,12 @@ import re
 import secrets
 from datetime import UTC, datetime
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import delete, func, insert, or_, select
 
 from ..memory.tables import cards, learners
 from .figures import Scope, per_learner
 from .tables import activity, classes
+from .tables import teachers as class_teachers
 
 CODE = re.compile(r"^[A-Za-z0-9-]{1,32}$")
 CODE_LETTERS = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I/L to misread on a board
@@ -43,23 +44,59 @@ def stored_code(db, typed: str) -> str | None:
     ).scalar()
 
 
-def create(db, code: str, name: str | None, who: str) -> None:
-    db.execute(insert(classes).values(code=code, name=name, created_by=who, created_at=datetime.now(UTC)))
+def create(db, code: str, name: str | None, who: str, owner: int | None = None) -> None:
+    """A new class; `owner`: the teacher account making it (None: made with the teachers' token)."""
+    db.execute(
+        insert(classes).values(code=code, name=name, created_by=who, created_at=datetime.now(UTC), owner_id=owner)
+    )
+
+
+def taught_by(teacher: int):
+    """The condition on `classes` of the classes a teacher account owns or co-teaches."""
+    return or_(
+        classes.c.owner_id == teacher,
+        classes.c.code.in_(select(class_teachers.c.class_code).where(class_teachers.c.teacher_id == teacher)),
+    )
+
+
+def teaches(db, code: str, teacher: int) -> bool:
+    """Whether the account owns or co-teaches the class of a code typed in any case."""
+    query = select(classes.c.code).where(classes.c.code == stored_code(db, code), taught_by(teacher))
+    return db.execute(query).first() is not None
+
+
+def co_teachers(db, code: str) -> list[int]:
+    query = select(class_teachers.c.teacher_id).where(class_teachers.c.class_code == code)
+    return sorted(db.execute(query).scalars())
+
+
+def add_co_teacher(db, code: str, teacher: int) -> None:
+    if teacher not in co_teachers(db, code):
+        db.execute(insert(class_teachers).values(class_code=code, teacher_id=teacher))
+
+
+def remove_co_teacher(db, code: str, teacher: int) -> None:
+    db.execute(
+        delete(class_teachers).where(class_teachers.c.class_code == code, class_teachers.c.teacher_id == teacher)
+    )
 
 
 def archived(db, code: str) -> bool:
     return db.execute(select(classes.c.archived_at).where(classes.c.code == code)).scalar() is not None
 
 
-def all_classes(db) -> list[dict]:
-    """Every class, newest first, with how many learners are in it now."""
+def all_classes(db, teacher: int | None = None) -> list[dict]:
+    """Every class (or those `teacher`'s account teaches), newest first, with how many learners
+    are in it now."""
     members = select(learners.c.class_code, func.count().label("n")).group_by(learners.c.class_code).subquery()
-    rows = db.execute(
+    query = (
         select(classes, func.coalesce(members.c.n, 0).label("members"))
         .outerjoin(members, members.c.class_code == classes.c.code)
         .order_by(classes.c.created_at.desc())
     )
-    return [dict(r._mapping) for r in rows]
+    if teacher is not None:
+        query = query.where(taught_by(teacher))
+    return [dict(r._mapping) for r in db.execute(query)]
 
 
 def one(db, code: str) -> dict | None:

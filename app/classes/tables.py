@@ -29,6 +29,15 @@ classes = Table(
     Column("created_by", String(60), nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("archived_at", DateTime(timezone=True)),  # NULL: active (migration 0014)
+    Column("owner_id", Integer),  # the teacher account that made it; NULL: made with the token (migration 0017)
+)
+
+# Co-teachers: accounts that teach a class beside its owner (migration 0017).
+teachers = Table(
+    "class_teachers",
+    metadata,
+    Column("class_code", String(32), primary_key=True),
+    Column("teacher_id", Integer, primary_key=True),
 )
 
 # Per learner and day: attempts, and the recall attempts' summed accuracy (mean = accuracy / recalls).

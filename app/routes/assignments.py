@@ -7,7 +7,7 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 from pydantic import ConfigDict
 
 from app.errors import NotFound, Unsupported, UserError
-from app.web.deps import LibraryDep, StoreDep, TeacherSession, api_teacher
+from app.web.deps import TAUGHT, LibraryDep, StoreDep, TeacherSession, api_teacher
 from app.web.errors import status_of
 from app.web.forms import TeacherForm, content_type, limited_body, teacher_form_of
 from app.web.templating import render, wants_json
@@ -105,7 +105,7 @@ def _href(a) -> str:
     return f"/s/{a.snippet_id}/drill?rate={a.rate}" + ("" if a.unit == "token" else f"&unit={a.unit}")
 
 
-@router.get("/teach/classes/{code}/assignments/{assignment_id}/edit")
+@router.get("/teach/classes/{code}/assignments/{assignment_id}/edit", dependencies=[TAUGHT])
 async def edit_page(
     request: Request, code: str, assignment_id: str, session: TeacherSession, store: StoreDep, library: LibraryDep
 ) -> Response:
@@ -128,7 +128,7 @@ def _edit_page(request: Request, session: dict, library, cls: dict, assignment_i
     return render(request, "teach/assignment_edit.html", context, status=status, data=lambda: form["values"])
 
 
-@router.post("/teach/classes/{code}/assignments/{assignment_id}/edit")
+@router.post("/teach/classes/{code}/assignments/{assignment_id}/edit", dependencies=[TAUGHT])
 async def edit(
     request: Request,
     code: str,
@@ -154,7 +154,7 @@ async def edit(
     return RedirectResponse(f"/teach/classes/{changed['class']}?done=saved#assignments", status_code=303)
 
 
-@router.post("/teach/classes/{code}/assignments/{assignment_id}/delete")
+@router.post("/teach/classes/{code}/assignments/{assignment_id}/delete", dependencies=[TAUGHT])
 async def delete(
     code: str,
     assignment_id: str,

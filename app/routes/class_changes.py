@@ -7,7 +7,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
 
 from app.errors import Unsupported, UserError
-from app.web.deps import StoreDep, TeacherSession, api_teacher
+from app.web.deps import TAUGHT, StoreDep, TeacherSession, api_teacher
 from app.web.forms import content_type, limited_body, teacher_form_of
 
 from ..classes import assignments as class_assignments
@@ -30,7 +30,7 @@ def _back(code: str, done: str) -> Response:
     return RedirectResponse(f"/teach/classes/{code}?done={done}", status_code=303)
 
 
-@router.post("/teach/classes/{code}/archive")
+@router.post("/teach/classes/{code}/archive", dependencies=[TAUGHT])
 async def archive(code: str, store: StoreDep, form: Annotated[ConfirmForm, Depends(teacher_form_of(ConfirmForm))]):
     form.confirmed(_("请勾选确认后再归档班级。"))
     with store.engine.begin() as db:
@@ -38,14 +38,14 @@ async def archive(code: str, store: StoreDep, form: Annotated[ConfirmForm, Depen
     return _back(row["code"], "archived")
 
 
-@router.post("/teach/classes/{code}/restore")
+@router.post("/teach/classes/{code}/restore", dependencies=[TAUGHT])
 async def restore(code: str, store: StoreDep, _form: Annotated[ConfirmForm, Depends(teacher_form_of(ConfirmForm))]):
     with store.engine.begin() as db:
         row = class_changes.archive(db, code, False)
     return _back(row["code"], "restored")
 
 
-@router.get("/teach/classes/{code}/delete")
+@router.get("/teach/classes/{code}/delete", dependencies=[TAUGHT])
 async def delete_page(request: Request, code: str, session: TeacherSession, store: StoreDep) -> Response:
     with store.engine.connect() as db:
         row = class_changes.found(db, code)
@@ -54,14 +54,14 @@ async def delete_page(request: Request, code: str, session: TeacherSession, stor
     return page(request, session, "class_delete.html", {"cls": row, "members": members}, data=data)
 
 
-@router.post("/teach/classes/{code}/delete")
+@router.post("/teach/classes/{code}/delete", dependencies=[TAUGHT])
 async def delete(code: str, store: StoreDep, form: Annotated[DeleteForm, Depends(teacher_form_of(DeleteForm))]):
     with store.engine.begin() as db:
         class_changes.delete(db, code, form.confirm)
     return RedirectResponse("/teach/classes?done=deleted", status_code=303)
 
 
-@router.get("/teach/classes/{code}/learners/{short}/remove")
+@router.get("/teach/classes/{code}/learners/{short}/remove", dependencies=[TAUGHT])
 async def remove_page(request: Request, code: str, short: str, session: TeacherSession, store: StoreDep) -> Response:
     with store.engine.connect() as db:
         row = class_changes.active(db, code)
@@ -73,7 +73,7 @@ async def remove_page(request: Request, code: str, short: str, session: TeacherS
     return page(request, session, "learner_remove.html", context, data={"code": row["code"], "learner": who})
 
 
-@router.post("/teach/classes/{code}/learners/{short}/remove")
+@router.post("/teach/classes/{code}/learners/{short}/remove", dependencies=[TAUGHT])
 async def remove(
     code: str, short: str, store: StoreDep, _form: Annotated[ConfirmForm, Depends(teacher_form_of(ConfirmForm))]
 ) -> Response:

@@ -4,13 +4,13 @@ assignment, a new name), beside their field, with what was typed."""
 from datetime import UTC, datetime
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 from starlette.concurrency import run_in_threadpool
 
 from app.errors import UserError
-from app.web.deps import LibraryDep, StoreDep, TeacherSession
+from app.web.deps import TAUGHT, LibraryDep, StoreDep, TeacherSession
 from app.web.errors import status_of
 from app.web.forms import TeacherForm, teacher_form_of
 from app.web.teacher_auth import shown_teacher, teacher_label
@@ -23,8 +23,8 @@ from ..classes.fold import fold
 from ..classes.query import day_or_none, days
 from ..i18n import _
 from ..memory.summary import end_of_today
+from ..teach import accounts, class_changes
 from ..teach import assignments as setting
-from ..teach import class_changes
 from . import assignment_form
 from .assignments import board
 
@@ -91,7 +91,7 @@ class AssignmentForm(TeacherForm):
     model_config = ConfigDict(extra="allow")
 
 
-@router.get("/teach/classes/{code}")
+@router.get("/teach/classes/{code}", dependencies=[TAUGHT])
 async def class_page(
     request: Request,
     code: str,
@@ -114,6 +114,7 @@ async def class_view(
     *,
     assigning: dict | None = None,
     renaming: dict | None = None,
+    adding: dict | None = None,
     status: int = 200,
     done: str = "",
 ) -> Response:
@@ -127,6 +128,7 @@ async def class_view(
         members = [roster.short_id(i) for i in class_assignments.members(db, code)]
         snippets = roster.snippets_practised(db, code)
         work = board(db, code, library)
+        co_teachers = accounts.named(db, roster.co_teachers(db, code))
     titles = {s: (library.get(s).title if library.get(s) else s) for s in snippets}
     join = str(request.base_url).rstrip("/") + f"/join/{code}"
     context = {
@@ -141,6 +143,9 @@ async def class_view(
         "choices": library.all(include_hidden=True),
         "assignment_form": assigning or assignment_form.context(assignment_form.new_values()),
         "rename_form": renaming or {"values": {"name": found["name"] or ""}, "field": "", "error": ""},
+        "teacher_form": adding or {"values": {"login": ""}, "field": "", "error": ""},
+        "co_teachers": co_teachers,
+        "teacher_name": shown_teacher,
         "name_max": roster.NAME_MAX,
         "done": done,
     }
@@ -152,11 +157,49 @@ async def class_view(
         "learners": learners,
         "snippets": snippets,
         "assignments": work["assignments"],
+        "co_teachers": [{"id": t.id, "login": t.login, "name": t.name} for t in co_teachers],
     }
     return page(request, session, "class.html", context, data=data, status=status)
 
 
-@router.post("/teach/classes/{code}/assignments")
+class TeacherLoginForm(TeacherForm):
+    login: str = ""
+
+
+@router.post("/teach/classes/{code}/teachers", dependencies=[TAUGHT])
+async def add_teacher(
+    request: Request,
+    code: str,
+    session: TeacherSession,
+    store: StoreDep,
+    library: LibraryDep,
+    form: Annotated[TeacherLoginForm, Depends(teacher_form_of(TeacherLoginForm))],
+) -> Response:
+    """Another account teaches the class too: it sees and changes it as its creator does."""
+    try:
+        with store.engine.begin() as db:
+            row = class_changes.add_co_teacher(db, code, form.login)
+    except UserError as refused:
+        if wants_json(request) or not refused.field:
+            raise
+        adding = {"values": {"login": form.login[:60]}, "field": refused.field, "error": refused.message}
+        return await class_view(request, session, store, library, code, adding=adding, status=status_of(refused))
+    return RedirectResponse(f"/teach/classes/{row['code']}#teachers", status_code=303)
+
+
+@router.post("/teach/classes/{code}/teachers/{teacher_id}/remove", dependencies=[TAUGHT])
+async def remove_teacher(
+    code: str,
+    teacher_id: Annotated[int, Path(ge=1, le=2**31 - 1)],
+    store: StoreDep,
+    _form: Annotated[TeacherForm, Depends(teacher_form_of(TeacherForm))],
+) -> Response:
+    with store.engine.begin() as db:
+        row = class_changes.remove_co_teacher(db, code, teacher_id)
+    return RedirectResponse(f"/teach/classes/{row['code']}#teachers", status_code=303)
+
+
+@router.post("/teach/classes/{code}/assignments", dependencies=[TAUGHT])
 async def assign(
     request: Request,
     code: str,
@@ -178,7 +221,7 @@ async def assign(
     return RedirectResponse(f"/teach/classes/{made.class_code}?done=assigned#assignments", status_code=303)
 
 
-@router.post("/teach/classes/{code}/rename")
+@router.post("/teach/classes/{code}/rename", dependencies=[TAUGHT])
 async def rename(
     request: Request,
     code: str,

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from starlette.concurrency import run_in_threadpool
 
 from app.errors import NotFound, UserError
-from app.web.deps import LibraryDep, StoreDep, TeacherSession, api_teacher
+from app.web.deps import LibraryDep, StoreDep, TeacherSession, api_teacher, teacher_account
 from app.web.forms import TeacherForm, teacher_form_of
 from app.web.teacher_auth import shown_teacher, teacher_label
 from app.web.templating import render
@@ -22,6 +22,7 @@ from ..classes.stats import page_parts, snippet_stats
 from ..engine.tokens import candidate_spans
 from ..i18n import _
 from ..memory.summary import end_of_today
+from ..teach import class_changes as class_rules
 
 router = APIRouter()
 api = APIRouter(prefix="/api", dependencies=[Depends(api_teacher)], tags=["teachers"])
@@ -59,9 +60,11 @@ async def stats_page(
 ) -> Response:
     await run_in_threadpool(fold, store.engine)  # not on the event loop: it writes
     with store.engine.connect() as db:
+        if filters.cls and not class_rules.may_teach(db, filters.cls, teacher_account(session)):
+            raise NotFound(_("没有班级代码 “%(code)s”。", code=filters.cls[:32]))
         snippet, scope = scope_of(db, library, snippet_id, filters.query())
         stats = snippet_stats(db, snippet, scope, end_of_today(datetime.now(UTC)))
-        classes = roster.all_classes(db)
+        classes = roster.all_classes(db, teacher_account(session))
         versions = versions_practised(db, snippet_id)
     context = {
         "csrf": session["csrf"],

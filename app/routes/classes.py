@@ -7,7 +7,7 @@ from fastapi.responses import RedirectResponse, Response, StreamingResponse
 from sqlalchemy.exc import IntegrityError
 
 from app.errors import Conflict, NotFound, UserError
-from app.web.deps import LearnerDep, StoreDep, TeacherSession, remember_learner
+from app.web.deps import TAUGHT, LearnerDep, StoreDep, TeacherSession, remember_learner, teacher_account
 from app.web.errors import status_of
 from app.web.forms import TeacherForm, teacher_form_of
 from app.web.teacher_auth import teacher_label
@@ -49,7 +49,7 @@ def _class_list(
     request: Request, session: dict, store, typed: dict | None = None, refused=None, done: str = ""
 ) -> Response:
     with store.engine.connect() as db:
-        rows = roster.all_classes(db)
+        rows = roster.all_classes(db, teacher_account(session))
     data = [{**r, "created_at": r["created_at"].isoformat(), "archived_at": _iso(r["archived_at"])} for r in rows]
     context = {
         "active": [r for r in rows if r["archived_at"] is None],
@@ -79,7 +79,7 @@ async def create_class(
 ) -> Response:
     try:
         with store.engine.begin() as db:
-            code = class_rules.create(db, form.code, form.name, teacher_label(session))
+            code = class_rules.create(db, form.code, form.name, teacher_label(session), session.get("tid") or None)
     except IntegrityError:  # created at the same moment elsewhere
         refused = Conflict(_("班级代码 “%(code)s” 已经有了，换一个。", code=form.code.strip()), field="code")
         return _refused_class(request, session, store, form, refused)
@@ -96,7 +96,7 @@ def _refused_class(request: Request, session: dict, store, form: ClassForm, refu
     return _class_list(request, session, store, typed, refused)
 
 
-@router.get("/teach/classes/{code}/attempts.csv")
+@router.get("/teach/classes/{code}/attempts.csv", dependencies=[TAUGHT])
 async def class_export(code: str, _session: TeacherSession, store: StoreDep, query: DaysQuery) -> Response:
     start, end = query.range()
     with store.engine.connect() as db:

@@ -99,6 +99,15 @@ def listed(db: Connection) -> list[Teacher]:
     return [_teacher(r) for r in db.execute(select(teachers).order_by(teachers.c.login))]
 
 
+def by_login(db: Connection, login: str) -> Teacher | None:
+    row = db.execute(select(teachers).where(teachers.c.login == login.strip().lower())).first()
+    return _teacher(row) if row else None
+
+
+def named(db: Connection, ids: list[int]) -> list[Teacher]:
+    return [_teacher(r) for r in db.execute(select(teachers).where(teachers.c.id.in_(ids)).order_by(teachers.c.login))]
+
+
 def any_account(db: Connection) -> bool:
     return db.execute(select(teachers.c.id).limit(1)).first() is not None
 

@@ -9,6 +9,7 @@ from app.errors import Conflict, NotFound, UserError
 
 from ..classes import changes, roster
 from ..i18n import _
+from . import accounts
 
 
 def checked_code(typed: str) -> str:
@@ -27,12 +28,35 @@ def checked_name(typed: str) -> str | None:
     return name or None
 
 
-def create(db, typed_code: str, typed_name: str, who: str) -> str:
+def create(db, typed_code: str, typed_name: str, who: str, owner: int | None = None) -> str:
     code, name = checked_code(typed_code), checked_name(typed_name)
     if roster.exists(db, code) or changes.used_before(db, code):
         raise Conflict(_("班级代码 “%(code)s” 已经有了，换一个。", code=code), field="code")
-    roster.create(db, code, name, who)
+    roster.create(db, code, name, who, owner)
     return code
+
+
+def may_teach(db, code: str, teacher: int | None) -> bool:
+    """Whether a teacher may see and change the class: an admin (None) any, an account those it
+    owns or co-teaches."""
+    return teacher is None or roster.teaches(db, code, teacher)
+
+
+def add_co_teacher(db, code: str, login: str) -> dict:
+    """Another account teaches the class too (named by its login)."""
+    row = active(db, code)
+    teacher = accounts.by_login(db, login)
+    if teacher is None or teacher.disabled:
+        raise NotFound(_("没有登录名为 “%(login)s” 的教师。", login=login.strip()[:60]), field="login")
+    if teacher.id != row["owner_id"]:
+        roster.add_co_teacher(db, row["code"], teacher.id)
+    return row
+
+
+def remove_co_teacher(db, code: str, teacher: int) -> dict:
+    row = found(db, code)
+    roster.remove_co_teacher(db, row["code"], teacher)
+    return row
 
 
 def found(db, code: str) -> dict:

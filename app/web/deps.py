@@ -20,7 +20,7 @@ from app.memory.identity import LEARNER_COOKIE, Identity, Learner
 from app.settings import Settings
 from app.snippets.library import SnippetLibrary
 from app.snippets.model import Snippet
-from app.teach import accounts
+from app.teach import accounts, class_changes
 from app.teach.catalog import Catalog
 from app.teach.publishing import Teaching
 from app.teach.strength_jobs import StrengthJobs
@@ -136,6 +136,23 @@ async def admin_session(session: TeacherSession) -> dict:
 
 
 AdminSession = Annotated[dict, Depends(admin_session)]
+
+
+def teacher_account(session: dict) -> int | None:
+    """The account whose own classes a session sees; None for an admin, who sees every class."""
+    return None if session.get("role", "admin") == "admin" else session.get("tid")
+
+
+async def taught_class(code: str, session: TeacherSession, attempts: StoreDep) -> str:
+    """The class in the path, when this teacher teaches it (a 404 as for no class otherwise:
+    another teacher's class is not even named)."""
+    with attempts.engine.connect() as db:
+        if not class_changes.may_teach(db, code, teacher_account(session)):
+            raise NotFound(_("没有班级代码 “%(code)s”。", code=code[:32]))
+    return code
+
+
+TAUGHT = Depends(taught_class)  # on every teacher route with a class in its path
 
 
 def check_csrf(session: dict, given: str) -> None:
