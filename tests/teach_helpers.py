@@ -1,6 +1,8 @@
 """Signing in as a teacher and building snippet texts for the teacher-area tests."""
 
+import io
 import re
+import zipfile
 
 TOKEN = "teacher-secret-token"
 
@@ -47,3 +49,12 @@ def stored_text(app, snippet_id: str = "square") -> str | None:
     rows = app.state.catalog.rows
     current = rows.index().get(snippet_id)
     return rows.source(snippet_id, current[0]) if current else None
+
+
+def archive(files: dict[str, str]) -> bytes:
+    """A course as a zip: each file in a `course/` folder."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zipped:
+        for name, text in files.items():
+            zipped.writestr(f"course/{name}", text)
+    return out.getvalue()

@@ -4,14 +4,12 @@ confirmed only while it is still true (a changed file or server gets a new previ
 a refusal lists no snippet, and the /teach/import page does all of it with a CSRF form."""
 
 import base64
-import io
 import re
-import zipfile
 
 import pytest
 
 from tests.site_client import SiteClient
-from tests.teach_helpers import TOKEN, login, snippet_text
+from tests.teach_helpers import TOKEN, archive, login, snippet_text
 
 pytestmark = [pytest.mark.server, pytest.mark.filterwarnings("ignore::ResourceWarning")]
 BEARER = {"authorization": f"Bearer {TOKEN}", "content-type": "application/zip"}
@@ -28,14 +26,6 @@ def app(teaching_app):
 def client(app):
     with SiteClient(app) as client:
         yield client
-
-
-def archive(files: dict[str, str]) -> bytes:
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zipped:
-        for name, text in files.items():
-            zipped.writestr(f"course/{name}", text)
-    return out.getvalue()
 
 
 def api_import(client, data: bytes, query: str = ""):

@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from tests.servers import running_server
-from tests.teach_helpers import TOKEN
+from tests.teach_helpers import TOKEN, archive, snippet_text, upload
 
 pytestmark = pytest.mark.server
 PASSWORD = "correct horse battery"
@@ -227,3 +227,49 @@ def test_a_teacher_sees_and_changes_only_the_classes_they_teach(server):
     gus_id = account_id(boss, "gus")
     fay.post(f"/teach/classes/FAY-1/teachers/{gus_id}/remove", data={"csrf": csrf_of(fay.get("/teach"))})
     assert "FAY-1" not in classes_of(gus) and gus.get("/teach/classes/FAY-1").status_code == 404
+
+
+def test_a_teacher_changes_only_the_snippets_they_uploaded(server):
+    boss = admin(server)
+    ida = signed_up(server, invited(boss, "ida", "Ida"))
+    jon = signed_up(server, invited(boss, "jon", "Jon"))
+    saved = upload(ida, csrf_of(ida.get("/teach")), snippet_text("Ida square"), "ida-square")
+    assert saved.status_code == 200 and "/teach/snippets/ida-square" in str(saved.url), saved.text
+    token = csrf_of(jon.get("/teach"))
+    for response in (
+        jon.get("/teach/snippets/ida-square/edit"),
+        jon.post("/teach/snippets/ida-square/edit", data={"csrf": token, "text": snippet_text("Jon now")}),
+        jon.post("/teach/snippets/ida-square/publish", data={"csrf": token}),
+        jon.post("/teach/snippets/ida-square/delete", data={"csrf": token, "confirm": "ida-square"}),
+        jon.get("/teach/snippets/ida-square/delete"),
+        jon.post("/teach/snippets/ida-square/strength/decisions", data={"csrf": token, "kind": "line", "line": "2"}),
+        jon.post("/teach/snippets/mlm-online-softmax/strength/decisions", data={"csrf": token, "kind": "line"}),
+    ):
+        assert response.status_code == 403, (response.request.url, response.status_code)
+    assert jon.get("/teach/snippets/ida-square").status_code == 200  # seen, as every snippet is
+    assert "Ida square" in jon.get("/teach/snippets/ida-square").text
+    assert ida.post("/teach/snippets/ida-square/publish", data={"csrf": csrf_of(ida.get("/teach"))}).status_code == 200
+    edited = boss.post(
+        "/teach/snippets/ida-square/edit",
+        data={"csrf": csrf_of(boss.get("/teach")), "text": snippet_text("By the admin")},
+    )
+    assert edited.status_code == 200 and "By the admin" in edited.text  # an admin changes any
+    assert ida.get("/teach/snippets/ida-square/edit").status_code == 200  # still Ida's after the admin's edit
+
+
+def test_a_teachers_course_import_keeps_off_others_snippets_and_the_home_page(server):
+    boss = admin(server)
+    kim = signed_up(server, invited(boss, "kim", "Kim"))
+    lou = signed_up(server, invited(boss, "lou", "Lou"))
+    upload(kim, csrf_of(kim.get("/teach")), snippet_text("Kim square"), "kim-square")
+    data = archive({"kim-square.md": snippet_text("Lou over Kim"), "lou-new.md": snippet_text("Lou new")})
+
+    def imported(client, **choices):
+        fields = {"csrf": csrf_of(client.get("/teach")), **choices}
+        return client.post("/teach/import", data=fields, files={"archive": ("course.zip", data, "application/zip")})
+
+    refused = imported(lou)
+    assert refused.status_code == 422 and "kim-square" in refused.text
+    assert imported(lou, home="1").status_code == 403  # the home page is an admin's
+    assert "Kim square" in kim.get("/teach/snippets/kim-square/edit").text
+    assert imported(boss).status_code == 200  # an admin's preview of the same archive is clean

@@ -50,17 +50,24 @@ class SnippetRows:
         with self.engine.connect() as db:
             return [Uploaded(*row) for row in db.execute(query.order_by(snippets.c.id))]
 
-    def save(self, snippet_id: str, version: str, source: str, published: bool) -> None:
-        """The text and the current-version row, in one transaction."""
+    def save(self, snippet_id: str, version: str, source: str, published: bool, owner: int | None = None) -> None:
+        """The text and the current-version row, in one transaction; `owner` is kept for a new snippet."""
         with self.engine.begin() as db:
-            _save_in(db, snippet_id, version, source, published)
+            _save_in(db, snippet_id, version, source, published, owner)
 
-    def save_course(self, items: list[tuple[str, str, str, bool]], index: tuple[str, str] | None) -> None:
+    def owner(self, snippet_id: str) -> int | None:
+        """The teacher account that uploaded the snippet (None: an admin's, or not uploaded)."""
+        with self.engine.connect() as db:
+            return db.execute(select(snippets.c.owner_id).where(snippets.c.id == snippet_id)).scalar()
+
+    def save_course(
+        self, items: list[tuple[str, str, str, bool]], index: tuple[str, str] | None, owner: int | None = None
+    ) -> None:
         """Several (id, version, source, published) and the course's `_index.md` (version, text):
         all in one transaction, so a refused write saves none of them."""
         with self.engine.begin() as db:
             for item in items:
-                _save_in(db, *item)
+                _save_in(db, *item, owner)
             if index is not None:
                 values = {"version": index[0], "source": index[1], "updated_at": datetime.now(UTC)}
                 if db.execute(update(course_index).where(course_index.c.key == HOME).values(**values)).rowcount == 0:
@@ -96,11 +103,11 @@ class SnippetRows:
             }
 
 
-def _save_in(db, snippet_id: str, version: str, source: str, published: bool) -> None:
+def _save_in(db, snippet_id: str, version: str, source: str, published: bool, owner: int | None = None) -> None:
     _insert_version(db, snippet_id, version, source)
     values = {"version": version, "published": published, "updated_at": datetime.now(UTC)}
     if db.execute(update(snippets).where(snippets.c.id == snippet_id).values(**values)).rowcount == 0:
-        db.execute(insert(snippets).values(id=snippet_id, **values))
+        db.execute(insert(snippets).values(id=snippet_id, owner_id=owner, **values))
 
 
 def _insert_version(db, snippet_id: str, version: str, source: str) -> None:

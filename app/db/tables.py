@@ -59,6 +59,7 @@ snippets = Table(
     Column("version", String(12), nullable=False),
     Column("published", Boolean, nullable=False, default=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),
+    Column("owner_id", Integer),  # the teacher account that uploaded it; NULL: an admin's (migration 0018)
 )
 
 snippet_versions = Table(

@@ -18,8 +18,8 @@ from pydantic import BaseModel, Field, field_validator
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
 
-from app.errors import Malformed, UserError
-from app.web.deps import CatalogDep, SandboxDep, SettingsDep, TeacherSession, check_csrf
+from app.errors import Forbidden, Malformed, UserError
+from app.web.deps import CatalogDep, SandboxDep, SettingsDep, TeacherSession, check_csrf, teacher_account
 from app.web.forms import limited_body, read_fields, validated
 from app.web.templating import render, wants_json
 
@@ -117,6 +117,9 @@ async def _run(request, session, catalog, sandbox, settings, data: bytes, choice
         files = await archive_files(data)
     except ArchiveRefused as err:
         return _page(request, session, status=422, refused=list(err.args[0]), choices=choices)
+    teacher = teacher_account(session)
+    if choices.home and teacher is not None:
+        raise Forbidden(_("只有管理员能用 _index.md 更新主页。"))
     report = await import_course(
         files,
         catalog,
@@ -124,6 +127,7 @@ async def _run(request, session, catalog, sandbox, settings, data: bytes, choice
         packages=settings.package_names,
         publish=choices.publish,
         home=choices.home,
+        teacher=teacher,
         **how,
     )
     if report.saved:

@@ -10,7 +10,16 @@ from starlette.concurrency import run_in_threadpool
 from app.errors import NotFound, UserError
 from app.teach import accounts, publishing
 from app.teach.publishing import Teaching, report_json
-from app.web.deps import AuthDep, ClientAddress, MaybeTeacher, SandboxDep, TeacherSession, TeachingDep, sandbox_or_503
+from app.web.deps import (
+    AuthDep,
+    ClientAddress,
+    MaybeTeacher,
+    SandboxDep,
+    TeacherSession,
+    TeachingDep,
+    sandbox_or_503,
+    teacher_account,
+)
 from app.web.forms import SMALL_FORM, TeacherForm, form_of, teacher_form_of
 from app.web.teacher_auth import SESSION_COOKIE, TeacherAuth, shown_teacher, teacher_label
 from app.web.templating import render, wants_json
@@ -178,7 +187,8 @@ async def new_form(
 @router.post("/new")
 async def create(request: Request, session: TeacherSession, teaching: TeachingDep) -> Response:
     upload = await read_upload(request, session)
-    outcome = await publishing.submit(teaching, upload.data, upload.snippet_id, editing=False)
+    owner = session.get("tid") or None
+    outcome = await publishing.submit(teaching, upload.data, upload.snippet_id, editing=False, owner=owner)
     if outcome.saved is None:
         return _page(
             request,
@@ -219,13 +229,13 @@ async def detail(
 
 @router.get("/snippets/{snippet_id}/edit")
 async def edit_form(request: Request, snippet_id: str, session: TeacherSession, teaching: TeachingDep) -> Response:
-    snippet = publishing.changeable(teaching, snippet_id)
+    snippet = publishing.changeable(teaching, snippet_id, teacher_account(session))
     return _page(request, teaching, session, "edit.html", snippet_id=snippet_id, text=snippet.source, editing=True)
 
 
 @router.post("/snippets/{snippet_id}/edit")
 async def edit(request: Request, snippet_id: str, session: TeacherSession, teaching: TeachingDep) -> Response:
-    publishing.changeable(teaching, snippet_id)
+    publishing.changeable(teaching, snippet_id, teacher_account(session))
     upload = await read_upload(request, session, snippet_id)
     outcome = await publishing.submit(teaching, upload.data, snippet_id, editing=True)
     if outcome.saved is None:
@@ -273,7 +283,7 @@ async def start_strength(
     _form: Annotated[TeacherForm, Depends(teacher_form_of(TeacherForm))],
     sandbox: SandboxDep,
 ) -> Response:
-    snippet = publishing.changeable(teaching, snippet_id)
+    snippet = publishing.changeable(teaching, snippet_id, teacher_account(session))
     job_id = teaching.strength_jobs.start(snippet, sandbox_or_503(sandbox), teaching.engine)
     return _strength(request, teaching, session, job_id)
 
@@ -283,9 +293,10 @@ async def change_state(
     snippet_id: str,
     action: str,
     teaching: TeachingDep,
+    session: TeacherSession,
     form: Annotated[ChangeForm, Depends(teacher_form_of(ChangeForm))],
 ) -> Response:
-    snippet = publishing.changeable(teaching, snippet_id)
+    snippet = publishing.changeable(teaching, snippet_id, teacher_account(session))
     if action in ("publish", "unpublish"):
         teaching.catalog.set_published(snippet, action == "publish")
         return RedirectResponse(f"/teach/snippets/{snippet_id}", status_code=303)
@@ -299,7 +310,7 @@ async def change_state(
 
 @router.get("/snippets/{snippet_id}/delete")
 async def confirm_delete(request: Request, snippet_id: str, session: TeacherSession, teaching: TeachingDep) -> Response:
-    snippet = publishing.changeable(teaching, snippet_id)
+    snippet = publishing.changeable(teaching, snippet_id, teacher_account(session))
     return _page(request, teaching, session, "delete.html", snippet=snippet)
 
 
@@ -369,6 +380,7 @@ async def decide(
     form: Annotated[DecisionForm, Depends(teacher_form_of(DecisionForm))],
 ) -> Response:
     """Mark a survivor equivalent, or exclude a position or a line from strength."""
+    publishing.owned(teaching, snippet_id, teacher_account(session))
     snippet = analysed_version(teaching, snippet_id, form.v)
     fields, who = form.model_dump(), teacher_label(session)
     await run_in_threadpool(analysis_decisions.decide, teaching.engine, teaching.library, snippet, fields, who)
@@ -383,6 +395,7 @@ async def withdraw_decision(
     session: TeacherSession,
     _form: Annotated[TeacherForm, Depends(teacher_form_of(TeacherForm))],
 ) -> Response:
+    publishing.owned(teaching, snippet_id, teacher_account(session))
     who = teacher_label(session)
     await run_in_threadpool(analysis_decisions.withdraw, teaching.engine, snippet_id, decision_id, who)
     return RedirectResponse(f"/teach/snippets/{snippet_id}/strength", status_code=303)

@@ -34,14 +34,16 @@ class Catalog:
             self._show(parse_snippet(row.source, row.id, f"{row.id}@{row.version}"), row.published)
         self._show_course(self.rows.course())
 
-    def save_course(self, snippets: list[Snippet], index: tuple[str, str] | None, publish: bool) -> None:
+    def save_course(
+        self, snippets: list[Snippet], index: tuple[str, str] | None, publish: bool, owner: int | None = None
+    ) -> None:
         """A whole course in one transaction: new snippets are drafts unless `publish`; edited
         ones keep their state (or are published). `index`: (version, text) of its `_index.md`."""
         items = [
             (s.id, s.version, s.source, publish or (self.is_uploaded(s.id) and self.is_published(s.id)))
             for s in snippets
         ]
-        self.rows.save_course(items, index)
+        self.rows.save_course(items, index, owner)
         for snippet, item in zip(snippets, items):
             self._mark(snippet.id)
             self._show(snippet, item[3])
@@ -51,16 +53,20 @@ class Catalog:
         if index is not None and index[0] != self.library.course_version:
             self.library.set_course(parse_index(index[1], []), index[0])
 
+    def owner(self, snippet_id: str) -> int | None:
+        """The teacher account that uploaded it (None: an admin's, or bundled)."""
+        return self.rows.owner(snippet_id)
+
     def is_uploaded(self, snippet_id: str) -> bool:
         return snippet_id in self.uploaded
 
     def is_published(self, snippet_id: str) -> bool:
         return self.library.is_visible(snippet_id)
 
-    def save(self, snippet: Snippet) -> None:
-        """A new snippet (a draft) or a new version of one, keeping its publish state."""
+    def save(self, snippet: Snippet, owner: int | None = None) -> None:
+        """A new snippet (a draft, `owner`'s) or a new version of one, keeping its publish state and owner."""
         published = self.is_uploaded(snippet.id) and self.is_published(snippet.id)
-        self.rows.save(snippet.id, snippet.version, snippet.source, published)
+        self.rows.save(snippet.id, snippet.version, snippet.source, published, owner)
         self._mark(snippet.id)
         self._show(snippet, published)
 

@@ -60,16 +60,24 @@ async def import_course(
     home: bool = False,
     preview: bool = False,
     expect: str | None = None,
+    teacher: int | None = None,
 ) -> ImportReport:
     """Validate every `.md` (snippets by file name, `_index.md` for the home page), then save all
     of them or none. The `_index.md` changes the home page only with `home`; `preview` saves
-    nothing; `expect` saves only what the preview of that fingerprint saw."""
+    nothing; `expect` saves only what the preview of that fingerprint saw. A teacher's account
+    (`teacher`; None: an admin) imports over its own snippets only, and not the home page."""
     problems: dict[str, list[Problem]] = {}
     snippets = []
     for name in sorted(files):
         if name.startswith("_"):
             continue
         found, snippet = await _snippet(name, files[name], catalog, sandbox, packages)
+        if snippet and teacher is not None and catalog.is_uploaded(snippet.id) and catalog.owner(snippet.id) != teacher:
+            found = [
+                *found,
+                Problem(None, _("“%(id)s” 是另一位教师的片段：只有上传它的教师和管理员能覆盖它。", id=snippet.id)),
+            ]
+            snippet = None
         problems[name] = found
         snippets += [snippet] if snippet else []
     known = {s.id for s in snippets} | {s.id for s in catalog.library.all(include_hidden=True)}
@@ -85,7 +93,7 @@ async def import_course(
         return report
     if expect is not None and expect != fingerprint:
         return ImportReport(problems, snippets, changes=changes, home=shown, fingerprint=fingerprint, stale=True)
-    catalog.save_course(snippets, index[:2] if index and home else None, publish)
+    catalog.save_course(snippets, index[:2] if index and home else None, publish, teacher)
     return ImportReport(problems, snippets, saved=True, changes=changes, home=shown, fingerprint=fingerprint)
 
 

@@ -45,17 +45,27 @@ def existing(teaching: Teaching, snippet_id: str) -> Snippet:
     return snippet
 
 
-def changeable(teaching: Teaching, snippet_id: str) -> Snippet:
-    """A snippet teachers may change: an uploaded one (bundled ones are read-only)."""
+def changeable(teaching: Teaching, snippet_id: str, teacher: int | None = None) -> Snippet:
+    """A snippet this teacher may change: an uploaded one (bundled ones are read-only), their own
+    unless they are an admin (`teacher` None)."""
     snippet = existing(teaching, snippet_id)
     if snippet_id in teaching.catalog.bundled:
         raise Forbidden(_("“%(id)s” 是随程序发布的内置片段，不能在这里修改；请以新 id 上传一份副本。", id=snippet_id))
+    owned(teaching, snippet_id, teacher)
     return snippet
 
 
-async def submit(teaching: Teaching, data: bytes | str, snippet_id: str, *, editing: bool) -> Outcome:
-    """Validate an upload or edit; save it only when every rule holds. Pasted text with no id
-    takes a free slug of its title."""
+def owned(teaching: Teaching, snippet_id: str, teacher: int | None) -> None:
+    """A Forbidden unless the snippet is this teacher's (an admin's, `teacher` None, is any)."""
+    if teacher is not None and teaching.catalog.owner(snippet_id) != teacher:
+        raise Forbidden(_("“%(id)s” 是另一位教师的片段：只有上传它的教师和管理员能修改。", id=snippet_id))
+
+
+async def submit(
+    teaching: Teaching, data: bytes | str, snippet_id: str, *, editing: bool, owner: int | None = None
+) -> Outcome:
+    """Validate an upload or edit; save it only when every rule holds (a new snippet is `owner`'s).
+    Pasted text with no id takes a free slug of its title."""
     from_title = not editing and not snippet_id and isinstance(data, str)
     if from_title:
         snippet_id = free_id(data, lambda i: teaching.library.get(i) is not None)
@@ -71,7 +81,7 @@ async def submit(teaching: Teaching, data: bytes | str, snippet_id: str, *, edit
         report = Report([*report.problems, Problem(None, _("内置片段不能修改。"))], report.snippet, report.verdict)
     if not report.ok:
         return Outcome(report, None, from_title)
-    teaching.catalog.save(report.snippet)
+    teaching.catalog.save(report.snippet, owner)
     analyse(teaching, report.snippet)
     return Outcome(report, report.snippet, from_title)
 
