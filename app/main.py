@@ -40,7 +40,22 @@ from .memory.history import KnownLearners
 from .memory.identity import Identity
 from .memory.progress import utc_time
 from .observability.addresses import first_listening_urls
-from .routes import accounts, api, attempts, classes, course_api, docs, errors, health, home, me, review, teach, trainer
+from .routes import (
+    accounts,
+    api,
+    attempts,
+    audit_page,
+    classes,
+    course_api,
+    docs,
+    errors,
+    health,
+    home,
+    me,
+    review,
+    teach,
+    trainer,
+)
 from .sandbox.packages import listing
 from .settings import PROJECT_DIR, Settings, wrong_settings
 from .snippets.errors import SnippetInvalid
@@ -208,7 +223,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lambda: Response(highlight_css, media_type="text/css", headers={"Cache-Control": "public, max-age=86400"}),
         include_in_schema=False,
     )
-    for module in (home, trainer, review, me, attempts, accounts, teach, classes, api, course_api, health, docs):
+    for module in (
+        home,
+        trainer,
+        review,
+        me,
+        attempts,
+        accounts,
+        audit_page,
+        teach,
+        classes,
+        api,
+        course_api,
+        health,
+        docs,
+    ):
         app.include_router(module.router)
     errors.install(app)
     observability.install(app)

@@ -112,6 +112,8 @@ def test_every_teacher_page_has_no_serious_axe_violation(page: Page, browser: Br
         f"/teach/snippets/{DRILL}",
         f"/teach/stats/{DRILL}",
         "/teach/classes",
+        "/teach/accounts",
+        "/teach/audit",
     ]:
         page.goto(teacher_server + path)
         check(page, found, path)

@@ -273,3 +273,30 @@ def test_a_teachers_course_import_keeps_off_others_snippets_and_the_home_page(se
     assert imported(lou, home="1").status_code == 403  # the home page is an admin's
     assert "Kim square" in kim.get("/teach/snippets/kim-square/edit").text
     assert imported(boss).status_code == 200  # an admin's preview of the same archive is clean
+
+
+def test_the_audit_trail_names_who_changed_what(server):
+    boss = admin(server)
+    mia = signed_up(server, invited(boss, "mia", "Mia"))
+    made_class(mia, "MIA-1")
+    token = csrf_of(mia.get("/teach"))
+    mia.post("/teach/classes/MIA-1/rename", data={"csrf": token, "name": "Mia group"})
+    upload(mia, token, snippet_text("Mia square"), "mia-square")
+    mia.post("/teach/snippets/mia-square/publish", data={"csrf": token})
+    boss.post(f"/teach/accounts/{account_id(boss, 'mia')}/disable", data={"csrf": csrf_of(boss.get("/teach"))})
+    rows = boss.get("/teach/audit", headers={"accept": "application/json"}).json()["changes"]
+    mine = [r for r in rows if r["subject"] in ("MIA-1", "mia-square", "mia")][::-1]  # oldest first
+    assert [(r["action"], r["subject"]) for r in mine] == [
+        ("invited", "mia"),
+        ("created", "MIA-1"),
+        ("renamed", "MIA-1"),
+        ("uploaded", "mia-square"),
+        ("published", "mia-square"),
+        ("disabled", "mia"),
+    ]
+    assert {r["who"] for r in mine[1:5]} == {"Mia"} and {r["account"] for r in mine[1:5]} != {None}
+    assert mine[0]["who"] == mine[5]["who"] and mine[0]["account"] is None  # the token's holder
+    assert "Mia" in boss.get("/teach/classes/MIA-1").text and "Renamed" in boss.get("/teach/classes/MIA-1").text
+    assert "Published" in boss.get("/teach/snippets/mia-square").text  # beside the snippet, in the page's language
+    nia = signed_up(server, invited(boss, "nia", "Nia"))
+    assert nia.get("/teach/audit").status_code == 403

@@ -10,9 +10,9 @@ from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
 from app.errors import Conflict, NotFound, UserError
-from app.teach import accounts
+from app.teach import accounts, audit
 from app.teach.accounts import Teacher
-from app.web.deps import AdminSession, AuthDep, StoreDep
+from app.web.deps import ActorDep, AdminSession, AuthDep, StoreDep
 from app.web.forms import SMALL_FORM, TeacherForm, form_of, teacher_form_of
 from app.web.teacher_auth import shown_teacher, teacher_label
 from app.web.templating import render
@@ -83,6 +83,7 @@ async def invite(
     request: Request,
     session: AdminSession,
     attempts: StoreDep,
+    who: ActorDep,
     form: Annotated[InviteForm, Depends(teacher_form_of(InviteForm))],
 ) -> Response:
     """A new account: its one-time sign-up link is shown once, after the account is committed."""
@@ -91,6 +92,7 @@ async def invite(
             teacher, code = accounts.invite(
                 db, form.login, form.name, form.role, teacher_label(session), datetime.now(UTC)
             )
+            audit.record(db, who, "invited", "account", teacher.login, teacher.role)
     except UserError as refused:
         status = 409 if isinstance(refused, Conflict) else 422
         return _accounts_page(request, attempts, session, status=status, error=refused.message, form=form)
@@ -104,6 +106,7 @@ async def change(
     change: str,
     session: AdminSession,
     attempts: StoreDep,
+    who: ActorDep,
     _form: Annotated[TeacherForm, Depends(teacher_form_of(TeacherForm))],
 ) -> Response:
     """Disable (its sessions end at once), enable, or send a new sign-up link."""
@@ -117,6 +120,9 @@ async def change(
             teacher, code = accounts.reinvite(db, teacher_id, now)
         else:
             teacher, code = accounts.set_disabled(db, teacher_id, change == "disable", now), None
+        audit.record(
+            db, who, {"disable": "disabled", "enable": "enabled"}.get(change, "new link"), "account", teacher.login
+        )
     if code:
         return _accounts_page(request, attempts, session, link=_link(request, code), invited=teacher)
     return RedirectResponse("/teach/accounts", status_code=303)

@@ -7,7 +7,7 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 from pydantic import ConfigDict
 
 from app.errors import NotFound, Unsupported, UserError
-from app.web.deps import TAUGHT, LibraryDep, StoreDep, TeacherSession, api_teacher
+from app.web.deps import TAUGHT, ActorDep, LibraryDep, StoreDep, TeacherSession, api_teacher
 from app.web.errors import status_of
 from app.web.forms import TeacherForm, content_type, limited_body, teacher_form_of
 from app.web.templating import render, wants_json
@@ -15,7 +15,7 @@ from app.web.templating import render, wants_json
 from ..classes import assignments, roster
 from ..i18n import _
 from ..teach import assignments as setting
-from ..teach import class_changes
+from ..teach import audit, class_changes
 from . import assignment_form
 
 router = APIRouter()
@@ -136,6 +136,7 @@ async def edit(
     session: TeacherSession,
     store: StoreDep,
     library: LibraryDep,
+    who: ActorDep,
     form: Annotated[EditForm, Depends(teacher_form_of(EditForm))],
 ) -> Response:
     fields = {**(form.model_extra or {})}
@@ -143,6 +144,7 @@ async def edit(
         fields["target"] = setting.form_target(fields)
         with store.engine.begin() as db:
             changed = setting.change(db, code, assignment_id, fields, library)
+            audit.record(db, who, "assignment edited", "class", changed["class"], assignment_id)
     except UserError as refused:
         if wants_json(request) or not refused.field:
             raise
@@ -159,12 +161,14 @@ async def delete(
     code: str,
     assignment_id: str,
     store: StoreDep,
+    who: ActorDep,
     form: Annotated[ConfirmForm, Depends(teacher_form_of(ConfirmForm))],
 ) -> Response:
     form.confirmed(_("请勾选确认后再删除作业。"))
     with store.engine.begin() as db:
         cls = class_changes.active(db, code)
         setting.delete(db, cls["code"], assignment_id)
+        audit.record(db, who, "assignment deleted", "class", cls["code"], assignment_id)
     return RedirectResponse(f"/teach/classes/{cls['code']}?done=unassigned#assignments", status_code=303)
 
 

@@ -7,14 +7,14 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
 
 from app.errors import Unsupported, UserError
-from app.web.deps import TAUGHT, StoreDep, TeacherSession, api_teacher
+from app.web.deps import TAUGHT, ActorDep, StoreDep, TeacherSession, api_teacher
 from app.web.forms import content_type, limited_body, teacher_form_of
 
 from ..classes import assignments as class_assignments
 from ..classes import roster
 from ..i18n import _
 from ..teach import assignments as setting
-from ..teach import class_changes
+from ..teach import audit, class_changes
 from .assignments import BODY_BYTES, ConfirmForm
 from .class_page import page
 
@@ -31,17 +31,23 @@ def _back(code: str, done: str) -> Response:
 
 
 @router.post("/teach/classes/{code}/archive", dependencies=[TAUGHT])
-async def archive(code: str, store: StoreDep, form: Annotated[ConfirmForm, Depends(teacher_form_of(ConfirmForm))]):
+async def archive(
+    code: str, store: StoreDep, who: ActorDep, form: Annotated[ConfirmForm, Depends(teacher_form_of(ConfirmForm))]
+):
     form.confirmed(_("请勾选确认后再归档班级。"))
     with store.engine.begin() as db:
         row = class_changes.archive(db, code, True)
+        audit.record(db, who, "archived", "class", row["code"])
     return _back(row["code"], "archived")
 
 
 @router.post("/teach/classes/{code}/restore", dependencies=[TAUGHT])
-async def restore(code: str, store: StoreDep, _form: Annotated[ConfirmForm, Depends(teacher_form_of(ConfirmForm))]):
+async def restore(
+    code: str, store: StoreDep, who: ActorDep, _form: Annotated[ConfirmForm, Depends(teacher_form_of(ConfirmForm))]
+):
     with store.engine.begin() as db:
         row = class_changes.archive(db, code, False)
+        audit.record(db, who, "restored", "class", row["code"])
     return _back(row["code"], "restored")
 
 
@@ -55,9 +61,12 @@ async def delete_page(request: Request, code: str, session: TeacherSession, stor
 
 
 @router.post("/teach/classes/{code}/delete", dependencies=[TAUGHT])
-async def delete(code: str, store: StoreDep, form: Annotated[DeleteForm, Depends(teacher_form_of(DeleteForm))]):
+async def delete(
+    code: str, store: StoreDep, who: ActorDep, form: Annotated[DeleteForm, Depends(teacher_form_of(DeleteForm))]
+):
     with store.engine.begin() as db:
-        class_changes.delete(db, code, form.confirm)
+        unlinked = class_changes.delete(db, code, form.confirm)
+        audit.record(db, who, "deleted", "class", form.confirm.strip() or code, f"{unlinked} learners unlinked")
     return RedirectResponse("/teach/classes?done=deleted", status_code=303)
 
 
@@ -75,10 +84,15 @@ async def remove_page(request: Request, code: str, short: str, session: TeacherS
 
 @router.post("/teach/classes/{code}/learners/{short}/remove", dependencies=[TAUGHT])
 async def remove(
-    code: str, short: str, store: StoreDep, _form: Annotated[ConfirmForm, Depends(teacher_form_of(ConfirmForm))]
+    code: str,
+    short: str,
+    store: StoreDep,
+    who: ActorDep,
+    _form: Annotated[ConfirmForm, Depends(teacher_form_of(ConfirmForm))],
 ) -> Response:
     with store.engine.begin() as db:
-        stored, _label = class_changes.remove_learner(db, code, short)
+        stored, label = class_changes.remove_learner(db, code, short)
+        audit.record(db, who, "learner removed", "class", stored, label)
     return _back(stored, "removed")
 
 

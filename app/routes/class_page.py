@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from starlette.concurrency import run_in_threadpool
 
 from app.errors import UserError
-from app.web.deps import TAUGHT, LibraryDep, StoreDep, TeacherSession
+from app.web.deps import TAUGHT, ActorDep, LibraryDep, StoreDep, TeacherSession
 from app.web.errors import status_of
 from app.web.forms import TeacherForm, teacher_form_of
 from app.web.teacher_auth import shown_teacher, teacher_label
@@ -23,9 +23,9 @@ from ..classes.fold import fold
 from ..classes.query import day_or_none, days
 from ..i18n import _
 from ..memory.summary import end_of_today
-from ..teach import accounts, class_changes
+from ..teach import accounts, audit, class_changes
 from ..teach import assignments as setting
-from . import assignment_form
+from . import assignment_form, audit_page
 from .assignments import board
 
 router = APIRouter()
@@ -129,6 +129,7 @@ async def class_view(
         snippets = roster.snippets_practised(db, code)
         work = board(db, code, library)
         co_teachers = accounts.named(db, roster.co_teachers(db, code))
+        changes = audit_page.changes_of(db, "class", code)
     titles = {s: (library.get(s).title if library.get(s) else s) for s in snippets}
     join = str(request.base_url).rstrip("/") + f"/join/{code}"
     context = {
@@ -145,6 +146,7 @@ async def class_view(
         "rename_form": renaming or {"values": {"name": found["name"] or ""}, "field": "", "error": ""},
         "teacher_form": adding or {"values": {"login": ""}, "field": "", "error": ""},
         "co_teachers": co_teachers,
+        "changes": changes,
         "teacher_name": shown_teacher,
         "name_max": roster.NAME_MAX,
         "done": done,
@@ -173,12 +175,14 @@ async def add_teacher(
     session: TeacherSession,
     store: StoreDep,
     library: LibraryDep,
+    who: ActorDep,
     form: Annotated[TeacherLoginForm, Depends(teacher_form_of(TeacherLoginForm))],
 ) -> Response:
     """Another account teaches the class too: it sees and changes it as its creator does."""
     try:
         with store.engine.begin() as db:
             row = class_changes.add_co_teacher(db, code, form.login)
+            audit.record(db, who, "co-teacher added", "class", row["code"], form.login.strip().lower())
     except UserError as refused:
         if wants_json(request) or not refused.field:
             raise
@@ -192,10 +196,12 @@ async def remove_teacher(
     code: str,
     teacher_id: Annotated[int, Path(ge=1, le=2**31 - 1)],
     store: StoreDep,
+    who: ActorDep,
     _form: Annotated[TeacherForm, Depends(teacher_form_of(TeacherForm))],
 ) -> Response:
     with store.engine.begin() as db:
         row = class_changes.remove_co_teacher(db, code, teacher_id)
+        audit.record(db, who, "co-teacher removed", "class", row["code"], str(teacher_id))
     return RedirectResponse(f"/teach/classes/{row['code']}#teachers", status_code=303)
 
 
@@ -206,6 +212,7 @@ async def assign(
     session: TeacherSession,
     store: StoreDep,
     library: LibraryDep,
+    who: ActorDep,
     form: Annotated[AssignmentForm, Depends(teacher_form_of(AssignmentForm))],
 ) -> Response:
     fields = {**(form.model_extra or {})}
@@ -213,6 +220,7 @@ async def assign(
         fields["target"] = setting.form_target(fields)
         with store.engine.begin() as db:
             made = setting.create(db, code, fields, library, teacher_label(session))
+            audit.record(db, who, "assigned", "class", made.class_code, f"{made.id}: {made.snippet_id}")
     except UserError as refused:
         if wants_json(request) or not refused.field:
             raise
@@ -228,11 +236,13 @@ async def rename(
     session: TeacherSession,
     store: StoreDep,
     library: LibraryDep,
+    who: ActorDep,
     form: Annotated[RenameForm, Depends(teacher_form_of(RenameForm))],
 ) -> Response:
     try:
         with store.engine.begin() as db:
             renamed = class_changes.rename(db, code, form.name)
+            audit.record(db, who, "renamed", "class", renamed["code"], renamed["name"] or "")
     except UserError as refused:
         if wants_json(request) or not refused.field:
             raise

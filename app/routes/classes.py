@@ -7,7 +7,7 @@ from fastapi.responses import RedirectResponse, Response, StreamingResponse
 from sqlalchemy.exc import IntegrityError
 
 from app.errors import Conflict, NotFound, UserError
-from app.web.deps import TAUGHT, LearnerDep, StoreDep, TeacherSession, remember_learner, teacher_account
+from app.web.deps import TAUGHT, ActorDep, LearnerDep, StoreDep, TeacherSession, remember_learner, teacher_account
 from app.web.errors import status_of
 from app.web.forms import TeacherForm, teacher_form_of
 from app.web.teacher_auth import teacher_label
@@ -17,6 +17,7 @@ from ..classes import roster
 from ..classes.export import class_csv
 from ..i18n import _
 from ..memory import identity
+from ..teach import audit
 from ..teach import class_changes as class_rules
 from . import assignments, class_changes, class_page, class_stats
 from .class_page import DaysQuery, DoneQuery, page
@@ -75,11 +76,13 @@ async def create_class(
     request: Request,
     session: TeacherSession,
     store: StoreDep,
+    who: ActorDep,
     form: Annotated[ClassForm, Depends(teacher_form_of(ClassForm))],
 ) -> Response:
     try:
         with store.engine.begin() as db:
             code = class_rules.create(db, form.code, form.name, teacher_label(session), session.get("tid") or None)
+            audit.record(db, who, "created", "class", code, form.name)
     except IntegrityError:  # created at the same moment elsewhere
         refused = Conflict(_("班级代码 “%(code)s” 已经有了，换一个。", code=form.code.strip()), field="code")
         return _refused_class(request, session, store, form, refused)

@@ -19,12 +19,22 @@ from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
 
 from app.errors import Forbidden, Malformed, UserError
-from app.web.deps import CatalogDep, SandboxDep, SettingsDep, TeacherSession, check_csrf, teacher_account
+from app.web.deps import (
+    ActorDep,
+    CatalogDep,
+    SandboxDep,
+    SettingsDep,
+    StoreDep,
+    TeacherSession,
+    check_csrf,
+    teacher_account,
+)
 from app.web.forms import limited_body, read_fields, validated
 from app.web.templating import render, wants_json
 
 from ..i18n import _
 from ..snippets.course import MAX_FILES, ArchiveRefused
+from ..teach import audit
 from ..teach.course_import import ImportReport, import_course
 from .course_api import FINGERPRINT, MAX_ARCHIVE_BYTES, archive_files, status_of, too_large_message
 
@@ -82,7 +92,13 @@ async def preview(
 
 @router.post("/import/confirm")
 async def confirm(
-    request: Request, session: TeacherSession, catalog: CatalogDep, sandbox: SandboxDep, settings: SettingsDep
+    request: Request,
+    session: TeacherSession,
+    catalog: CatalogDep,
+    sandbox: SandboxDep,
+    settings: SettingsDep,
+    store: StoreDep,
+    who: ActorDep,
 ) -> Response:
     fields = await read_fields(request, CONFIRM_LIMIT, too_large_message())
     check_csrf(session, fields.get("csrf", ""))
@@ -91,7 +107,15 @@ async def confirm(
         data = base64.b64decode(form.archive.encode("ascii"), altchars=b"-_", validate=True)
     except (binascii.Error, ValueError, UnicodeEncodeError):
         raise Malformed(_("确认表单里的压缩包读不出来：请重新选择文件并预览。")) from None
-    return await _run(request, session, catalog, sandbox, settings, data, form, expect=form.fingerprint)
+
+    def recorded(report: ImportReport) -> None:  # each snippet's audit row, after the import's commit
+        with store.engine.begin() as db:
+            for snippet_id, kind in (report.changes or {}).items():
+                audit.record(db, who, "imported", "snippet", snippet_id, kind)
+
+    return await _run(
+        request, session, catalog, sandbox, settings, data, form, expect=form.fingerprint, recorded=recorded
+    )
 
 
 async def _chosen(request: Request, session: dict) -> tuple[bytes, ImportChoices]:
@@ -110,7 +134,7 @@ async def _chosen(request: Request, session: dict) -> tuple[bytes, ImportChoices
     return data, choices
 
 
-async def _run(request, session, catalog, sandbox, settings, data: bytes, choices, **how) -> Response:
+async def _run(request, session, catalog, sandbox, settings, data: bytes, choices, recorded=None, **how) -> Response:
     if len(data) > MAX_ARCHIVE_BYTES:
         return _page(request, session, status=413, refused=[too_large_message()], choices=choices)
     try:
@@ -131,6 +155,8 @@ async def _run(request, session, catalog, sandbox, settings, data: bytes, choice
         **how,
     )
     if report.saved:
+        if recorded is not None:
+            recorded(report)
         return _saved(request, report)
     archive = base64.urlsafe_b64encode(data).decode("ascii")
     return _page(request, session, status=status_of(report), report=report, archive=archive, choices=choices)

@@ -8,9 +8,10 @@ from pydantic import BaseModel, field_validator
 from starlette.concurrency import run_in_threadpool
 
 from app.errors import NotFound, UserError
-from app.teach import accounts, publishing
+from app.teach import accounts, audit, publishing
 from app.teach.publishing import Teaching, report_json
 from app.web.deps import (
+    ActorDep,
     AuthDep,
     ClientAddress,
     MaybeTeacher,
@@ -30,7 +31,7 @@ from ..teach import analysis_decisions
 from ..teach.analysis_decisions import analysed_version
 from ..teach.starter import STARTER
 from ..teach.strength_pages import LEVELS, heatmap, state_names, stored
-from . import course_page
+from . import audit_page, course_page
 from .uploads import read_upload
 
 router = APIRouter(prefix="/teach")
@@ -185,10 +186,11 @@ async def new_form(
 
 
 @router.post("/new")
-async def create(request: Request, session: TeacherSession, teaching: TeachingDep) -> Response:
+async def create(request: Request, session: TeacherSession, teaching: TeachingDep, who: ActorDep) -> Response:
     upload = await read_upload(request, session)
     owner = session.get("tid") or None
     outcome = await publishing.submit(teaching, upload.data, upload.snippet_id, editing=False, owner=owner)
+    _recorded(teaching, who, "uploaded", outcome.saved)
     if outcome.saved is None:
         return _page(
             request,
@@ -214,6 +216,8 @@ async def detail(
 ) -> Response:
     snippet = publishing.existing(teaching, snippet_id)
     just_saved = query.saved == snippet.version  # sent here by a save (`_saved`)
+    with teaching.engine.connect() as db:
+        changes = audit_page.changes_of(db, "snippet", snippet_id)
     return _page(
         request,
         teaching,
@@ -224,6 +228,7 @@ async def detail(
         just_saved=just_saved,
         saved_ms=int(query.ms) if just_saved and query.ms.isdigit() and len(query.ms) < 7 else None,
         id_from_title=just_saved and query.named == "title",
+        changes=changes,
     )
 
 
@@ -234,10 +239,13 @@ async def edit_form(request: Request, snippet_id: str, session: TeacherSession, 
 
 
 @router.post("/snippets/{snippet_id}/edit")
-async def edit(request: Request, snippet_id: str, session: TeacherSession, teaching: TeachingDep) -> Response:
+async def edit(
+    request: Request, snippet_id: str, session: TeacherSession, teaching: TeachingDep, who: ActorDep
+) -> Response:
     publishing.changeable(teaching, snippet_id, teacher_account(session))
     upload = await read_upload(request, session, snippet_id)
     outcome = await publishing.submit(teaching, upload.data, snippet_id, editing=True)
+    _recorded(teaching, who, "edited", outcome.saved)
     if outcome.saved is None:
         return _page(
             request,
@@ -251,6 +259,13 @@ async def edit(request: Request, snippet_id: str, session: TeacherSession, teach
             report=outcome.report,
         )
     return _saved(request, teaching, session, outcome)
+
+
+def _recorded(teaching: Teaching, who: audit.Actor, action: str, snippet, detail: str = "") -> None:
+    """The audit row of a snippet change, once the change is committed (None: nothing was saved)."""
+    if snippet is not None:
+        with teaching.engine.begin() as db:
+            audit.record(db, who, action, "snippet", snippet.id, detail or f"version {snippet.version}")
 
 
 def _saved(request: Request, teaching: Teaching, session: dict, outcome) -> Response:
@@ -294,16 +309,19 @@ async def change_state(
     action: str,
     teaching: TeachingDep,
     session: TeacherSession,
+    who: ActorDep,
     form: Annotated[ChangeForm, Depends(teacher_form_of(ChangeForm))],
 ) -> Response:
     snippet = publishing.changeable(teaching, snippet_id, teacher_account(session))
     if action in ("publish", "unpublish"):
         teaching.catalog.set_published(snippet, action == "publish")
+        _recorded(teaching, who, f"{action}ed", snippet)
         return RedirectResponse(f"/teach/snippets/{snippet_id}", status_code=303)
     if action == "delete":
         if form.confirm != snippet_id:
             raise UserError(_("请输入片段 id “%(id)s” 以确认删除。", id=snippet_id))
         publishing.delete(teaching, snippet_id)
+        _recorded(teaching, who, "deleted", snippet)
         return RedirectResponse("/teach", status_code=303)
     raise NotFound(_("页面不存在。"))
 

@@ -20,12 +20,12 @@ from app.memory.identity import LEARNER_COOKIE, Identity, Learner
 from app.settings import Settings
 from app.snippets.library import SnippetLibrary
 from app.snippets.model import Snippet
-from app.teach import accounts, class_changes
+from app.teach import accounts, audit, class_changes
 from app.teach.catalog import Catalog
 from app.teach.publishing import Teaching
 from app.teach.strength_jobs import StrengthJobs
 from app.web import client_address
-from app.web.teacher_auth import TeacherAuth
+from app.web.teacher_auth import TeacherAuth, teacher_label
 
 
 def built(cls):
@@ -136,6 +136,14 @@ async def admin_session(session: TeacherSession) -> dict:
 
 
 AdminSession = Annotated[dict, Depends(admin_session)]
+
+
+async def actor(session: TeacherSession) -> audit.Actor:
+    """Who a signed-in teacher's action is recorded as."""
+    return audit.Actor(teacher_label(session), session.get("tid") or None)
+
+
+ActorDep = Annotated[audit.Actor, Depends(actor)]
 
 
 def teacher_account(session: dict) -> int | None:
