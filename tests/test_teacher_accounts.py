@@ -300,3 +300,15 @@ def test_the_audit_trail_names_who_changed_what(server):
     assert "Published" in boss.get("/teach/snippets/mia-square").text  # beside the snippet, in the page's language
     nia = signed_up(server, invited(boss, "nia", "Nia"))
     assert nia.get("/teach/audit").status_code == 403
+
+
+def test_changes_through_the_api_are_recorded_as_the_apis(server):
+    api = httpx.Client(base_url=server, headers={"authorization": f"Bearer {TOKEN}"}, timeout=30)
+    made = api.put(
+        "/api/snippets/api-square", content=snippet_text("API square"), headers={"content-type": "text/markdown"}
+    )
+    assert made.status_code == 201, made.text
+    assert api.post("/api/snippets/api-square/publish").status_code == 200
+    rows = admin(server).get("/teach/audit", headers={"accept": "application/json"}).json()["changes"]
+    mine = [(r["who"], r["action"]) for r in rows if r["subject"] == "api-square"][::-1]
+    assert mine == [("API", "uploaded"), ("API", "published")]

@@ -15,7 +15,7 @@ from app.web.forms import SMALL_FORM, content_type, form_of, limited_body
 
 from ..i18n import _
 from ..snippets.files import MAX_BYTES
-from ..teach import analysis_decisions
+from ..teach import analysis_decisions, audit
 from ..teach.analysis_decisions import analysed_version
 from ..teach.strength_pages import stored
 from .uploads import too_large_message
@@ -64,6 +64,7 @@ async def put_snippet(request: Request, snippet_id: str, teaching: TeachingDep) 
     if exists:
         publishing.changeable(teaching, snippet_id)
     outcome = await publishing.submit(teaching, data, snippet_id, editing=exists)
+    audit.snippet_changed(teaching.engine, audit.API, "edited" if exists else "uploaded", outcome.saved)
     return _outcome(teaching, outcome, created=not exists)
 
 
@@ -71,6 +72,7 @@ async def put_snippet(request: Request, snippet_id: str, teaching: TeachingDep) 
 async def publish(snippet_id: str, teaching: TeachingDep) -> dict:
     snippet = publishing.changeable(teaching, snippet_id)
     teaching.catalog.set_published(snippet, True)
+    audit.snippet_changed(teaching.engine, audit.API, "published", snippet)
     return publishing.summary(teaching.catalog, snippet)
 
 
@@ -78,13 +80,15 @@ async def publish(snippet_id: str, teaching: TeachingDep) -> dict:
 async def unpublish(snippet_id: str, teaching: TeachingDep) -> dict:
     snippet = publishing.changeable(teaching, snippet_id)
     teaching.catalog.set_published(snippet, False)
+    audit.snippet_changed(teaching.engine, audit.API, "unpublished", snippet)
     return publishing.summary(teaching.catalog, snippet)
 
 
 @router.delete("/snippets/{snippet_id}", summary="Delete (past attempts keep their version)")
 async def delete(snippet_id: str, teaching: TeachingDep) -> dict:
-    publishing.changeable(teaching, snippet_id)
+    snippet = publishing.changeable(teaching, snippet_id)
     publishing.delete(teaching, snippet_id)
+    audit.snippet_changed(teaching.engine, audit.API, "deleted", snippet)
     return {"deleted": snippet_id}
 
 

@@ -78,6 +78,7 @@ async def assign_json(request: Request, code: str, store: StoreDep, library: Lib
     with store.engine.begin() as db:
         made = setting.create(db, code, fields, library, "API")
         shown = setting.shown(db, made.class_code, made.id)
+        audit.record(db, audit.API, "assigned", "class", made.class_code, f"{made.id}: {made.snippet_id}")
     return JSONResponse({**made.as_json(), "starts": shown["starts"]}, status_code=201)
 
 
@@ -178,11 +179,15 @@ async def edit_json(request: Request, code: str, assignment_id: str, store: Stor
         raise Unsupported(_("请以 JSON（application/json）提交。"))
     fields = setting.json_fields(await limited_body(request, BODY_BYTES))
     with store.engine.begin() as db:
-        return setting.change(db, code, assignment_id, fields, library)
+        changed = setting.change(db, code, assignment_id, fields, library)
+        audit.record(db, audit.API, "assignment edited", "class", changed["class"], assignment_id)
+    return changed
 
 
 @api.delete("/classes/{code}/assignments/{assignment_id}", summary="Delete an assignment (attempts stay)")
 async def delete_json(code: str, assignment_id: str, store: StoreDep) -> dict:
     with store.engine.begin() as db:
+        cls = class_changes.found(db, code)
         setting.delete(db, code, assignment_id)
+        audit.record(db, audit.API, "assignment deleted", "class", cls["code"], assignment_id)
     return {"deleted": int(assignment_id)}

@@ -109,19 +109,25 @@ async def rename_json(request: Request, code: str, store: StoreDep) -> dict:
     if set(fields) != {"name"} or not isinstance(fields["name"], str | None):
         raise UserError(_('需要 {"name": "新名称"}（空字符串或 null 表示没有名称）。'))
     with store.engine.begin() as db:
-        return _class_json(class_changes.rename(db, code, fields["name"] or ""))
+        row = class_changes.rename(db, code, fields["name"] or "")
+        audit.record(db, audit.API, "renamed", "class", row["code"], row["name"] or "")
+    return _class_json(row)
 
 
 @api.post("/classes/{code}/archive", summary="Archive a class: read only, nobody can join")
 async def archive_json(code: str, store: StoreDep) -> dict:
     with store.engine.begin() as db:
-        return _class_json(class_changes.archive(db, code, True))
+        row = class_changes.archive(db, code, True)
+        audit.record(db, audit.API, "archived", "class", row["code"])
+    return _class_json(row)
 
 
 @api.post("/classes/{code}/restore", summary="Restore an archived class")
 async def restore_json(code: str, store: StoreDep) -> dict:
     with store.engine.begin() as db:
-        return _class_json(class_changes.archive(db, code, False))
+        row = class_changes.archive(db, code, False)
+        audit.record(db, audit.API, "restored", "class", row["code"])
+    return _class_json(row)
 
 
 @api.delete("/classes/{code}", summary="Delete a class: its assignments go, its learners leave, attempts stay")
@@ -129,6 +135,7 @@ async def delete_json(code: str, store: StoreDep) -> dict:
     with store.engine.begin() as db:
         row = class_changes.found(db, code)
         unlinked = class_changes.delete(db, code, None)
+        audit.record(db, audit.API, "deleted", "class", row["code"], f"{unlinked} learners unlinked")
     return {"deleted": row["code"], "learners_unlinked": unlinked}
 
 
@@ -136,4 +143,5 @@ async def delete_json(code: str, store: StoreDep) -> dict:
 async def remove_json(code: str, learner: str, store: StoreDep) -> dict:
     with store.engine.begin() as db:
         stored, label = class_changes.remove_learner(db, code, learner)
+        audit.record(db, audit.API, "learner removed", "class", stored, label)
     return {"class": stored, "removed": label}

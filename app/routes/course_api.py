@@ -9,11 +9,12 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field, field_validator
 
 from app.errors import Unsupported, UserError
-from app.web.deps import CatalogDep, SandboxDep, SettingsDep, api_teacher
+from app.web.deps import CatalogDep, SandboxDep, SettingsDep, StoreDep, api_teacher
 from app.web.forms import content_type, limited_body
 
 from ..i18n import _
 from ..snippets.course import ArchiveRefused, read_archive
+from ..teach import audit
 from ..teach.course_import import import_course
 
 FINGERPRINT = re.compile(r"[0-9a-f]{32}")
@@ -66,6 +67,7 @@ async def import_archive(
     catalog: CatalogDep,
     sandbox: SandboxDep,
     settings: SettingsDep,
+    store: StoreDep,
     query: Annotated[ImportQuery, Query()],
 ) -> JSONResponse:
     if content_type(request) not in ARCHIVE_TYPES:
@@ -85,6 +87,8 @@ async def import_archive(
         preview=query.preview,
         expect=query.expect,
     )
+    if report.saved:
+        audit.course_imported(store.engine, audit.API, report.changes or {})
     return JSONResponse(report.as_json(), status_code=status_of(report))
 
 

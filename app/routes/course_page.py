@@ -108,10 +108,8 @@ async def confirm(
     except (binascii.Error, ValueError, UnicodeEncodeError):
         raise Malformed(_("确认表单里的压缩包读不出来：请重新选择文件并预览。")) from None
 
-    def recorded(report: ImportReport) -> None:  # each snippet's audit row, after the import's commit
-        with store.engine.begin() as db:
-            for snippet_id, kind in (report.changes or {}).items():
-                audit.record(db, who, "imported", "snippet", snippet_id, kind)
+    def recorded(report: ImportReport) -> None:
+        audit.course_imported(store.engine, who, report.changes or {})
 
     return await _run(
         request, session, catalog, sandbox, settings, data, form, expect=form.fingerprint, recorded=recorded

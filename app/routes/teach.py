@@ -190,7 +190,7 @@ async def create(request: Request, session: TeacherSession, teaching: TeachingDe
     upload = await read_upload(request, session)
     owner = session.get("tid") or None
     outcome = await publishing.submit(teaching, upload.data, upload.snippet_id, editing=False, owner=owner)
-    _recorded(teaching, who, "uploaded", outcome.saved)
+    audit.snippet_changed(teaching.engine, who, "uploaded", outcome.saved)
     if outcome.saved is None:
         return _page(
             request,
@@ -245,7 +245,7 @@ async def edit(
     publishing.changeable(teaching, snippet_id, teacher_account(session))
     upload = await read_upload(request, session, snippet_id)
     outcome = await publishing.submit(teaching, upload.data, snippet_id, editing=True)
-    _recorded(teaching, who, "edited", outcome.saved)
+    audit.snippet_changed(teaching.engine, who, "edited", outcome.saved)
     if outcome.saved is None:
         return _page(
             request,
@@ -259,13 +259,6 @@ async def edit(
             report=outcome.report,
         )
     return _saved(request, teaching, session, outcome)
-
-
-def _recorded(teaching: Teaching, who: audit.Actor, action: str, snippet, detail: str = "") -> None:
-    """The audit row of a snippet change, once the change is committed (None: nothing was saved)."""
-    if snippet is not None:
-        with teaching.engine.begin() as db:
-            audit.record(db, who, action, "snippet", snippet.id, detail or f"version {snippet.version}")
 
 
 def _saved(request: Request, teaching: Teaching, session: dict, outcome) -> Response:
@@ -315,13 +308,13 @@ async def change_state(
     snippet = publishing.changeable(teaching, snippet_id, teacher_account(session))
     if action in ("publish", "unpublish"):
         teaching.catalog.set_published(snippet, action == "publish")
-        _recorded(teaching, who, f"{action}ed", snippet)
+        audit.snippet_changed(teaching.engine, who, f"{action}ed", snippet)
         return RedirectResponse(f"/teach/snippets/{snippet_id}", status_code=303)
     if action == "delete":
         if form.confirm != snippet_id:
             raise UserError(_("请输入片段 id “%(id)s” 以确认删除。", id=snippet_id))
         publishing.delete(teaching, snippet_id)
-        _recorded(teaching, who, "deleted", snippet)
+        audit.snippet_changed(teaching.engine, who, "deleted", snippet)
         return RedirectResponse("/teach", status_code=303)
     raise NotFound(_("页面不存在。"))
 

@@ -48,6 +48,21 @@ def record(db: Connection, actor: Actor, action: str, kind: str, subject: str, d
     )
 
 
+def snippet_changed(engine, actor: Actor, action: str, snippet) -> None:
+    """The audit row of a snippet change, written once the change is committed (the catalog commits
+    it on its own); `snippet` None: nothing was saved, nothing recorded."""
+    if snippet is not None:
+        with engine.begin() as db:
+            record(db, actor, action, "snippet", snippet.id, f"version {snippet.version}")
+
+
+def course_imported(engine, actor: Actor, changes: dict[str, str]) -> None:
+    """A row per snippet of a saved import (new, changed or unchanged), after its commit."""
+    with engine.begin() as db:
+        for snippet_id, kind in changes.items():
+            record(db, actor, "imported", "snippet", snippet_id, kind)
+
+
 def recent(db: Connection, kind: str | None = None, subject: str | None = None, limit: int = 100) -> list[dict]:
     """The newest actions first, of one subject or all."""
     query = select(audit).order_by(audit.c.at.desc(), audit.c.id.desc()).limit(limit)
