@@ -164,6 +164,13 @@ async def class_view(
     return page(request, session, "class.html", context, data=data, status=status)
 
 
+async def _shown_again(request: Request, session: dict, store, library, code: str, refused: UserError, **form):
+    """A refused form of the class page, shown again beside its field (JSON clients get the error)."""
+    if wants_json(request) or not refused.field:
+        raise refused
+    return await class_view(request, session, store, library, code, status=status_of(refused), **form)
+
+
 class TeacherLoginForm(TeacherForm):
     login: str = ""
 
@@ -184,10 +191,8 @@ async def add_teacher(
             row = class_changes.add_co_teacher(db, code, form.login)
             audit.record(db, who, "co-teacher added", "class", row["code"], form.login.strip().lower())
     except UserError as refused:
-        if wants_json(request) or not refused.field:
-            raise
         adding = {"values": {"login": form.login[:60]}, "field": refused.field, "error": refused.message}
-        return await class_view(request, session, store, library, code, adding=adding, status=status_of(refused))
+        return await _shown_again(request, session, store, library, code, refused, adding=adding)
     return RedirectResponse(f"/teach/classes/{row['code']}#teachers", status_code=303)
 
 
@@ -222,10 +227,8 @@ async def assign(
             made = setting.create(db, code, fields, library, teacher_label(session))
             audit.record(db, who, "assigned", "class", made.class_code, f"{made.id}: {made.snippet_id}")
     except UserError as refused:
-        if wants_json(request) or not refused.field:
-            raise
         typed = assignment_form.context(assignment_form.typed_values(fields), refused)
-        return await class_view(request, session, store, library, code, assigning=typed, status=status_of(refused))
+        return await _shown_again(request, session, store, library, code, refused, assigning=typed)
     return RedirectResponse(f"/teach/classes/{made.class_code}?done=assigned#assignments", status_code=303)
 
 
@@ -244,8 +247,6 @@ async def rename(
             renamed = class_changes.rename(db, code, form.name)
             audit.record(db, who, "renamed", "class", renamed["code"], renamed["name"] or "")
     except UserError as refused:
-        if wants_json(request) or not refused.field:
-            raise
         typed = {"values": {"name": form.name[:120]}, "field": refused.field, "error": refused.message}
-        return await class_view(request, session, store, library, code, renaming=typed, status=status_of(refused))
+        return await _shown_again(request, session, store, library, code, refused, renaming=typed)
     return RedirectResponse(f"/teach/classes/{renamed['code']}?done=renamed", status_code=303)
