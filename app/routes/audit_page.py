@@ -41,9 +41,16 @@ def action_names() -> dict[str, str]:
 
 
 def shown(rows: list[dict]) -> list[dict]:
-    names = action_names()
+    """Rows as a page prints them: the action, the teacher and an account's role in its language."""
+    names, roles = action_names(), {"teacher": _("教师"), "admin": _("管理员")}
     return [
-        {**r, "action_name": names.get(r["action"], r["action"]), "who_name": shown_teacher(r["who"])} for r in rows
+        {
+            **r,
+            "action_name": names.get(r["action"], r["action"]),
+            "who_name": shown_teacher(r["who"]),
+            "detail": roles.get(r["detail"], r["detail"]) if r["kind"] == "account" else r["detail"],
+        }
+        for r in rows
     ]
 
 
@@ -60,6 +67,6 @@ def _json(row: dict) -> dict:
 @router.get("/audit")
 async def audit_page(request: Request, session: AdminSession, store: StoreDep) -> Response:
     with store.engine.connect() as db:
-        rows = shown(audit.recent(db, limit=300))
-    context = {"csrf": session["csrf"], "rows": rows}
+        rows = audit.recent(db, limit=300)
+    context = {"csrf": session["csrf"], "rows": shown(rows)}
     return render(request, "teach/audit.html", context, data=lambda: {"changes": [_json(r) for r in rows]})
