@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache
 
-from pwdlib import PasswordHash
 from sqlalchemy import Connection, select, update
 from sqlalchemy.exc import IntegrityError
 
@@ -28,14 +27,22 @@ ROLES = ("teacher", "admin")
 INVITE_DAYS = 7
 PASSWORD_MIN, PASSWORD_MAX = 10, 256  # OWASP: length, not composition rules
 LOGIN = re.compile(r"^[a-z0-9._@+-]{3,60}$")
-HASHER = PasswordHash.recommended()
 # Each hash holds 64 MiB while it runs: two at a time, whatever a flood of logins asks for.
 HASHING = threading.BoundedSemaphore(2)
 
 
+@cache
+def _hasher():
+    """pwdlib's Argon2id hasher, loaded on the first sign-in or sign-up: a server nobody signs in
+    to with a password never holds it (~2 MiB)."""
+    from pwdlib import PasswordHash
+
+    return PasswordHash.recommended()
+
+
 def _hash(password: str) -> str:
     with HASHING:
-        return HASHER.hash(password.encode("utf-8", "surrogatepass"))
+        return _hasher().hash(password.encode("utf-8", "surrogatepass"))
 
 
 @cache
@@ -46,7 +53,7 @@ def _unknown() -> str:
 
 def _verify(password: str, stored: str) -> bool:
     with HASHING:
-        return HASHER.verify(password.encode("utf-8", "surrogatepass"), stored)
+        return _hasher().verify(password.encode("utf-8", "surrogatepass"), stored)
 
 
 @dataclass(frozen=True)
