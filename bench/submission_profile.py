@@ -202,6 +202,8 @@ def main() -> None:
             load(url, forms, args.clients, args.seconds)
             spy.wait(60)
             print(top(raw))
+            if args.raw is None:
+                raw.unlink()  # kept only where --raw asks for it
         finally:
             proc.terminate()
             proc.wait(30)

@@ -43,14 +43,15 @@ end
 
 
 def wrk(url: str, script: str, seconds: int, connections: int) -> dict:
-    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as lua:
+    with tempfile.NamedTemporaryFile("w", suffix=".lua") as lua:  # gone when wrk is done with it
         lua.write(script)
-    out = subprocess.run(
-        ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", "-s", lua.name, url],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+        lua.flush()
+        out = subprocess.run(
+            ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", "-s", lua.name, url],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
 
     def ms(label: str) -> float:
         value, unit = re.search(rf"{label}%\s+([\d.]+)(us|ms|s)", out).groups()
@@ -92,6 +93,7 @@ def main() -> None:
     port = free_port()  # a fixed port would measure whichever server already holds it
     # The server and this process sign the returning learner's cookie with one key.
     os.environ.setdefault("CODECLOZE_SECRET_KEY", secrets.token_urlsafe(32))
+    made_data = "BENCH_DATA" not in os.environ
     os.environ.setdefault("BENCH_DATA", tempfile.mkdtemp())  # one database for every worker
     command = [sys.executable, "-m", "uvicorn", "bench.web_app:app", "--port", str(port), "--log-level", "warning"]
     server = subprocess.Popen([*command, "--workers", str(args.workers)], cwd=ROOT)
@@ -125,6 +127,8 @@ def main() -> None:
     finally:
         server.terminate()
         server.wait()
+        if made_data:
+            shutil.rmtree(os.environ["BENCH_DATA"], ignore_errors=True)
     print(f"{args.rounds} alternating rounds of {args.seconds} s each; medians over the rounds\n")
     print("| unit | case | req/s | p50 ms | p99 ms | non-2xx | vs static (each round) |\n|---|---|---|---|---|---|---|")
     for unit, pages, scored in results:
