@@ -14,6 +14,7 @@ from datetime import UTC, date, datetime
 
 from sqlalchemy import Column, DateTime, Float, Index, Integer, String, Table, insert, select
 
+from ..db.moments import utc
 from ..db.tables import attempts, metadata
 from ..memory.tables import learners
 
@@ -70,7 +71,7 @@ class Assignment:
         day on and, when the learner's joining is known (`joined`), since then."""
         if row.practice or row.class_code != self.class_code or row.snippet_id != self.snippet_id:
             return False
-        at = _utc(row.created_at)
+        at = utc(row.created_at)
         if at.date().isoformat() < self.starts or (joined is not None and at < joined):
             return False
         if self.mode == "fixed":
@@ -159,7 +160,7 @@ def _joined(db, learner_ids: list[str]) -> dict[str, tuple[str | None, datetime 
     rows = db.execute(
         select(learners.c.id, learners.c.class_code, learners.c.class_joined_at).where(learners.c.id.in_(learner_ids))
     )
-    return {r.id: (r.class_code, r.class_joined_at and _utc(r.class_joined_at)) for r in rows}
+    return {r.id: (r.class_code, r.class_joined_at and utc(r.class_joined_at)) for r in rows}
 
 
 def _attempts(db, snippet_ids: set[str], learner_ids: list[str]) -> dict[str, list]:
@@ -181,7 +182,7 @@ def _towards(a: Assignment, rows: list, today: date) -> Progress:
         done = bool(rows) and value >= a.goal - 1e-9
         value = round(value, 4)
     else:
-        days = len({_utc(r.created_at).date() for r in rows})
+        days = len({utc(r.created_at).date() for r in rows})
         done, value = days >= a.goal, min(days, int(a.goal))
     status = "done" if done else "in_progress" if rows else "not_started"
     late = (today - date.fromisoformat(a.due)).days
@@ -190,10 +191,6 @@ def _towards(a: Assignment, rows: list, today: date) -> Progress:
 
 def _today() -> str:
     return datetime.now(UTC).date().isoformat()
-
-
-def _utc(at: datetime) -> datetime:
-    return at.replace(tzinfo=UTC) if at.tzinfo is None else at.astimezone(UTC)  # SQLite: naive UTC
 
 
 def for_learner(db, learner: str, code: str | None, today: date | None = None) -> list[tuple[Assignment, Progress]]:

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from sqlalchemy import Column, DateTime, Integer, String, Table, Text, insert, select, update
 
 from ..snippets.decisions import Anchor, Decision
+from .moments import utc
 from .tables import metadata
 
 decisions = Table(
@@ -75,5 +76,5 @@ def withdraw(db, snippet_id: str, decision_id: int, who: str) -> bool:
 
 
 def _decision(row) -> Decision:
-    at = row.decided_at if row.decided_at.tzinfo else row.decided_at.replace(tzinfo=UTC)  # SQLite keeps no zone
+    at = utc(row.decided_at)
     return Decision(row.id, Anchor(*(getattr(row, name) for name in _ANCHOR)), row.decided_by, at, row.version)

@@ -11,6 +11,7 @@ from sqlalchemy import JSON, Column, DateTime, Float, Integer, String, Table, in
 from sqlalchemy.exc import IntegrityError
 
 from ..snippets.strength import METHOD
+from .moments import utc
 from .tables import metadata
 
 # A run writes its progress every second or so: one silent this long was cut off (a restart, a
@@ -77,9 +78,7 @@ def load(engine, snippet_id: str, version: str) -> dict | None:
 
 
 def _interrupted(state: str, updated_at: datetime) -> bool:
-    if updated_at.tzinfo is None:
-        updated_at = updated_at.replace(tzinfo=UTC)  # SQLite keeps no zone
-    return state == "running" and datetime.now(UTC) - updated_at > STALE_AFTER
+    return state == "running" and datetime.now(UTC) - utc(updated_at) > STALE_AFTER
 
 
 def judged(engine, snippet_id: str, version: str) -> tuple[str | None, dict | None]:

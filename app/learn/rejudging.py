@@ -16,6 +16,7 @@ from sqlalchemy import select, update
 
 from ..classes.counts import count_attempts
 from ..classes.tables import pending
+from ..db.moments import utc
 from ..db.tables import attempts
 from ..memory.corrections import replay
 from ..memory.tables import unproven
@@ -140,13 +141,8 @@ def recent(db, learner: str, since: datetime) -> list[dict]:
         {
             "snippet": r.snippet_id,
             "given": r.given,
-            "answered_at": _utc(r.created_at),
-            "credited_at": _utc(r.credited_at),
+            "answered_at": utc(r.created_at),
+            "credited_at": utc(r.credited_at),
         }
         for r in rows
     ]
-
-
-def _utc(at: datetime) -> datetime:
-    """In UTC as fsrs wants it: SQLite keeps no zone, PostgreSQL gives its own offset object."""
-    return at.astimezone(UTC) if at.tzinfo else at.replace(tzinfo=UTC)

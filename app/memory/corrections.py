@@ -9,11 +9,12 @@ have been had the answer been accepted at once. The learner's current scheduler 
 (a fit made meanwhile is not undone).
 """
 
-from datetime import UTC, datetime
+from datetime import datetime
 from types import SimpleNamespace
 
 from sqlalchemy import select
 
+from ..db.moments import utc
 from ..db.tables import attempts
 from ..db.upserts import upsert
 from .learner_model import learner_models
@@ -45,7 +46,7 @@ def replay_tokens(db, key: tuple, span: int, before: dict | None, since: datetim
         for entry in attempt.blanks or ():
             if span in _spans(entry):
                 text = text or _text(code, span, entry)
-                values = _token_row(key, span, text, entry, row, _utc(attempt.created_at), scheduler)
+                values = _token_row(key, span, text, entry, row, utc(attempt.created_at), scheduler)
                 row = SimpleNamespace(
                     **dict(zip(("learner", "snippet_id", "version", "span"), values[:4])),
                     **dict(zip(_TOKEN_MEMORY, values[4:])),
@@ -68,7 +69,7 @@ def replay_card(db, learner: str, snippet_id: str, before: dict | None, since: d
             outcome=attempt.outcome,
             seconds=attempt.seconds,
         )
-        values = _card_row(card, record, _utc(attempt.created_at), scheduler)
+        values = _card_row(card, record, utc(attempt.created_at), scheduler)
         card = SimpleNamespace(**values)
     if values is not None:
         db.execute(upsert(db, cards, CARD_KEY, _set_card), [values])
@@ -109,8 +110,3 @@ def _text(code: str | None, span: int, entry: dict) -> str:
 
     spans = candidate_spans(code) if code else ()
     return (spans[span].text if span < len(spans) else entry.get("expected", ""))[:200]
-
-
-def _utc(at: datetime) -> datetime:
-    """In UTC as fsrs wants it: SQLite keeps no zone, PostgreSQL gives its own offset object."""
-    return at.astimezone(UTC) if at.tzinfo else at.replace(tzinfo=UTC)

@@ -4,10 +4,11 @@ import csv
 import io
 import json
 import re
-from datetime import UTC, datetime
+from datetime import datetime
 
 from sqlalchemy import select
 
+from ..db.moments import utc
 from ..db.tables import attempts
 
 COLUMNS = (
@@ -45,8 +46,7 @@ def attempts_csv(db, learner: str) -> str:
 def iso_time(at: datetime) -> str:
     """A stored time as ISO 8601 with its offset (UTC), whichever database gave it back (SQLite's
     are naive, in UTC), to the second: what a spreadsheet or a script reads without guessing."""
-    at = at.replace(tzinfo=UTC) if at.tzinfo is None else at.astimezone(UTC)
-    return at.isoformat(timespec="seconds")
+    return utc(at).isoformat(timespec="seconds")
 
 
 # What a spreadsheet may read as the start of a formula (OWASP's CSV injection list, with the

@@ -4,11 +4,11 @@ began this minute against their address's bound of new ids (app/sandbox/fairness
 
 import collections
 import time
-from datetime import UTC
 
 from sqlalchemy import func, select
 from sqlalchemy.exc import DBAPIError
 
+from ..db.moments import utc
 from ..db.tables import attempts
 
 UNKNOWN = -1.0  # the database is down: the learner counts as long established
@@ -39,7 +39,7 @@ class KnownLearners:
             return UNKNOWN  # no learner is put in the line of new ids for it
         if first is None:
             return None
-        self.known[learner] = (first if first.tzinfo else first.replace(tzinfo=UTC)).timestamp()
+        self.known[learner] = utc(first).timestamp()
         if len(self.known) > self.remembered:
             self.known.popitem(last=False)
         return self.known[learner]

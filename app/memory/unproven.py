@@ -6,10 +6,11 @@ memory of its tokens and the code card are kept beside it, so corrections.py can
 again from there.
 """
 
-from datetime import UTC, datetime
+from datetime import datetime
 
 from sqlalchemy import insert, select
 
+from ..db.moments import utc
 from .record import entry_spans as _spans
 from .tables import cards, tokens, unproven
 
@@ -74,10 +75,5 @@ def _card_memory(db, record) -> dict | None:
     kept = {n: getattr(row, n) for n in CARD_MEMORY}
     for name in TIMES:
         if kept[name] is not None:
-            kept[name] = _utc(kept[name]).isoformat()
+            kept[name] = utc(kept[name]).isoformat()
     return kept
-
-
-def _utc(at: datetime) -> datetime:
-    """In UTC as fsrs wants it: SQLite keeps no zone, PostgreSQL gives its own offset object."""
-    return at.astimezone(UTC) if at.tzinfo else at.replace(tzinfo=UTC)

@@ -12,12 +12,13 @@ import re
 import secrets
 import threading
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from functools import cache
 
 from sqlalchemy import Connection, select, update
 from sqlalchemy.exc import IntegrityError
 
+from app.db.moments import utc
 from app.errors import Conflict, NotFound, UserError
 from app.i18n import _
 
@@ -106,8 +107,12 @@ def listed(db: Connection) -> list[Teacher]:
     return [_teacher(r) for r in db.execute(select(teachers).order_by(teachers.c.login))]
 
 
+def _row_of(db: Connection, login: str):
+    return db.execute(select(teachers).where(teachers.c.login == login.strip().lower())).first()
+
+
 def by_login(db: Connection, login: str) -> Teacher | None:
-    row = db.execute(select(teachers).where(teachers.c.login == login.strip().lower())).first()
+    row = _row_of(db, login)
     return _teacher(row) if row else None
 
 
@@ -183,7 +188,7 @@ def reinvite(db: Connection, teacher_id: int, now: datetime) -> tuple[Teacher, s
 def invited(db: Connection, code: str, now: datetime) -> Teacher | None:
     """The account whose sign-up link this is, while the link is unused and fresh."""
     row = db.execute(select(teachers).where(teachers.c.invite_digest == _digest(code))).first()
-    if row is None or _aware(row.invite_expires) < now or row.disabled_at is not None:
+    if row is None or row.invite_expires is None or utc(row.invite_expires) < now or row.disabled_at is not None:
         return None
     return _teacher(row)
 
@@ -213,7 +218,7 @@ def sign_up(db: Connection, code: str, password: str, again: str, now: datetime)
 def authenticated(db: Connection, login: str, password: str) -> Teacher | None:
     """The account these credentials sign in, None when they do not (unknown, wrong or disabled:
     the same answer, and the same work, for each)."""
-    row = db.execute(select(teachers).where(teachers.c.login == login.strip().lower())).first()
+    row = _row_of(db, login)
     stored = row.password_hash if row is not None and row.password_hash else _unknown()
     ok = _verify(password, stored)
     if not ok or row is None or row.password_hash is None or row.disabled_at is not None:
@@ -227,10 +232,3 @@ def set_disabled(db: Connection, teacher_id: int, disabled: bool, now: datetime)
     if not db.execute(update(teachers).where(teachers.c.id == teacher_id).values(**values)).rowcount:
         raise NotFound(_("没有这个教师账号。"))
     return get(db, teacher_id)
-
-
-def _aware(moment: datetime | None) -> datetime:
-    """SQLite gives back naive datetimes; every stored one is UTC."""
-    if moment is None:
-        return datetime.min.replace(tzinfo=UTC)
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
