@@ -19,6 +19,7 @@ from sqlalchemy.engine import make_url
 from app.i18n.catalogs import compile_stale
 from app.learn.recording import attempt_store, learners_in
 from app.learn.retry import RetryLinks
+from app.lti.grades import GradeSender
 from app.snippets.labels import status_label
 from app.teach.bundled_analyses import load_shipped, start_missing
 from app.teach.catalog import Catalog
@@ -51,6 +52,7 @@ from .routes import (
     errors,
     health,
     home,
+    lti,
     me,
     review,
     teach,
@@ -116,6 +118,7 @@ async def lifespan(app: FastAPI):
         app.state.fitter.share(sandbox.background, loop)
     announcer = loop.create_task(_announce_login(app)) if app.state.auth.generated else None
     follower = loop.create_task(app.state.catalog.follow(app.state.settings.sync_seconds))
+    app.state.grades.start(loop)
     thresholds = gc.get_threshold()
     # What start-up made lives as long as the server: keep the collector off it, and let it run
     # less often (a request allocates thousands of short-lived objects). Measured: about 7 % less
@@ -134,6 +137,7 @@ async def lifespan(app: FastAPI):
         await app.state.strength_jobs.close()
         app.state.fitter.close()
         app.state.folder.close()
+        app.state.grades.close()
         if sandbox is not None:
             await sandbox.close()
         app.state.metrics.close()
@@ -197,10 +201,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     fitting_lock = settings.data_dir / "fitting.lock"
     app.state.fitter = Fitter(store.engine, settings.sqlalchemy_url, settings.fit_reviews, fitting_lock)
     app.state.folder = Folder(store.engine)
+    app.state.grades = GradeSender(store.engine)  # scores owed to LMSs (LTI)
 
     def written(batch: list) -> None:  # after each committed batch, in the writer's thread
         app.state.fitter.wrote(learners_in(batch))
         app.state.folder.wrote()
+        app.state.grades.wrote(learners_in(batch))
 
     store.on_written = written
     app.state.sandbox = None
@@ -237,8 +243,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         course_api,
         health,
         docs,
+        lti,
     ):
         app.include_router(module.router)
+    app.include_router(lti.api)
     errors.install(app)
     observability.install(app)
     app.add_middleware(LanguageMiddleware, default=settings.language)  # per request: web/language.py

@@ -37,12 +37,13 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_server(data_dir: Path, output=None, web_workers: int = 1, **env: str | None):
+def start_server(data_dir: Path, output=None, web_workers: int = 1, port: int | None = None, **env: str | None):
     """`uvicorn app.main:app` in a subprocess as ./scripts/serve starts it, configured only through the environment
     (a setting given as None is left unset, so the app's default applies). Its output goes to a
     file, or to `output` (subprocess.PIPE for a test that reads it, and so keeps it flowing).
-    web_workers > 1: that many uvicorn workers (they need a shared database and secret key)."""
-    port = free_port()
+    web_workers > 1: that many uvicorn workers (they need a shared database and secret key).
+    `port`: where to listen (a free one when None), e.g. the address a stopped server had."""
+    port = port or free_port()
     # No CDN: a parser-blocking script waiting on DNS for an unreachable host makes page loads
     # as slow as the resolver (CDN mode and its fallback have their own test in test_assets).
     environ = {**os.environ, "CODECLOZE_DATA_DIR": str(data_dir), "CODECLOZE_USE_CDN": "false", **env}

@@ -66,6 +66,13 @@ class Assignment:
             "due": self.due,
         }
 
+    @property
+    def href(self) -> str:
+        """Where a learner does it: the exercise, or the drill at its rate and unit."""
+        if self.mode == "fixed":
+            return f"/s/{self.snippet_id}"
+        return f"/s/{self.snippet_id}/drill?rate={self.rate}" + ("" if self.unit == "token" else f"&unit={self.unit}")
+
     def counts(self, row, joined: datetime | None) -> bool:
         """Whether an attempt is practice of this assignment's mode, made in its class from its start
         day on and, when the learner's joining is known (`joined`), since then."""

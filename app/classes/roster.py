@@ -5,7 +5,7 @@ import re
 import secrets
 from datetime import UTC, datetime
 
-from sqlalchemy import delete, func, insert, or_, select
+from sqlalchemy import delete, func, insert, or_, select, update
 
 from ..memory.tables import cards, learners
 from .figures import Scope, per_learner
@@ -63,6 +63,11 @@ def teaches(db, code: str, teacher: int) -> bool:
     """Whether the account owns or co-teaches the class of a code typed in any case."""
     query = select(classes.c.code).where(classes.c.code == stored_code(db, code), taught_by(teacher))
     return db.execute(query).first() is not None
+
+
+def adopt(db, code: str, teacher: int) -> None:
+    """Give a class nobody owns (made by the token or by a student's LMS launch) an owner."""
+    db.execute(update(classes).where(classes.c.code == code, classes.c.owner_id.is_(None)).values(owner_id=teacher))
 
 
 def co_teachers(db, code: str) -> list[int]:

@@ -12,7 +12,7 @@ from sqlalchemy import Engine, inspect, text
 from sqlalchemy.exc import DBAPIError
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
-HEAD = "0019"  # the newest revision in migrations/versions (tests/test_migrations.py holds them equal)
+HEAD = "0020"  # the newest revision in migrations/versions (tests/test_migrations.py holds them equal)
 BASELINE = "0001"  # the schema the app created before it had migrations
 _PG_LOCK = 7_305_291_846  # any constant: all workers take the same advisory lock
 

@@ -50,10 +50,13 @@ class Identity:
     def cookie_value(self, learner: str) -> str:
         return self._cookie.sign(learner).decode("ascii")
 
-    def set_cookie_header(self, learner: str) -> bytes:
+    def set_cookie_header(self, learner: str, secure: bool = False) -> bytes:
+        """Over HTTPS the cookie is `SameSite=None; Secure`, so it comes back inside an LMS's iframe
+        (an LTI launch); forms stay this site's own through the Origin check (web/same_origin.py)."""
+        same_site = "None; Secure" if secure else "lax"
         return (
             f"{LEARNER_COOKIE}={self.cookie_value(learner)}; HttpOnly; Max-Age={LEARNER_DAYS * 86400};"
-            f" Path=/; SameSite=lax"
+            f" Path=/; SameSite={same_site}"
         ).encode()
 
     def link_token(self, learner: str, generation: int) -> str:

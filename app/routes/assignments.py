@@ -95,15 +95,9 @@ def learner_work(db, learner: str, library) -> list[dict]:
 
     code = identity.profile(db, learner)["class_code"]
     return [
-        {**a.as_json(), "title": _title(library, a.snippet_id), "href": _href(a), **p.as_json()}
+        {**a.as_json(), "title": _title(library, a.snippet_id), "href": a.href, **p.as_json()}
         for a, p in assignments.for_learner(db, learner, code)
     ]
-
-
-def _href(a) -> str:
-    if a.mode == "fixed":
-        return f"/s/{a.snippet_id}"
-    return f"/s/{a.snippet_id}/drill?rate={a.rate}" + ("" if a.unit == "token" else f"&unit={a.unit}")
 
 
 @router.get("/teach/classes/{code}/assignments/{assignment_id}/edit", dependencies=[TAUGHT])

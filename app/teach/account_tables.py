@@ -16,6 +16,7 @@ teachers = Table(
     Column("invite_expires", DateTime(timezone=True)),
     Column("disabled_at", DateTime(timezone=True)),  # NULL: may sign in
     Column("epoch", Integer, nullable=False, default=0),  # sessions signed at an older epoch are void
+    Column("lms_platform", Integer),  # made by a launch from this LTI platform: signs in through it (0020)
     Column("created_by", String(60), nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
 )

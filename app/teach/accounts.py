@@ -68,6 +68,7 @@ class Teacher:
     epoch: int
     created_by: str
     created_at: datetime
+    lms: bool = False  # made by an LTI launch: signs in from the LMS, no password needed
 
     @property
     def admin(self) -> bool:
@@ -80,11 +81,12 @@ def _teacher(row) -> Teacher:
         row.login,
         row.name,
         row.role,
-        row.password_hash is None,
+        row.password_hash is None and row.lms_platform is None,
         row.disabled_at is not None,
         row.epoch,
         row.created_by,
         row.created_at,
+        row.lms_platform is not None,
     )
 
 
@@ -134,7 +136,9 @@ def get(db: Connection, teacher_id: int) -> Teacher:
 def current(db: Connection, teacher_id: int, epoch: int) -> Teacher | None:
     """The account a session names, while it may still act: enabled and signed at its epoch."""
     row = db.execute(select(teachers).where(teachers.c.id == teacher_id)).first()
-    if row is None or row.disabled_at is not None or row.epoch != epoch or row.password_hash is None:
+    if row is None or row.disabled_at is not None or row.epoch != epoch:
+        return None
+    if row.password_hash is None and row.lms_platform is None:
         return None
     return _teacher(row)
 
@@ -164,6 +168,16 @@ def invite(db: Connection, login: str, name: str, role: str, by: str, now: datet
     except IntegrityError:
         raise Conflict(_("登录名 “%(login)s” 已被使用。", login=values["login"]), field="login") from None
     return get(db, new_id), code
+
+
+def from_lms(db: Connection, platform: int, name: str, by: str, now: datetime) -> Teacher:
+    """A teacher account for an instructor's first launch from an LMS: signed in by the LMS, no
+    password (an admin may still send it a sign-up link)."""
+    login = f"lti{platform}-{secrets.token_hex(6)}"
+    clean = " ".join(name.split())[:40] if name and name.isprintable() and name.strip() else login
+    values = {"login": login, "name": clean, "role": "teacher", "epoch": 0, "lms_platform": platform}
+    new_id = db.execute(teachers.insert().values(**values, created_by=by, created_at=now)).inserted_primary_key[0]
+    return get(db, new_id)
 
 
 def reinvite(db: Connection, teacher_id: int, now: datetime) -> tuple[Teacher, str]:

@@ -5,7 +5,9 @@ unless a policy drops it; both name the page that sent the form. A request namin
 origin, or naming none at all, is refused before the route runs, so it sets no cookie and changes
 no row: a page of this site always names itself, and a request that names no page cannot show
 it came from one. `Sec-Fetch-Site`, where a browser sends it, is checked as well. Scripts use the
-JSON API under /api, which authenticates with a Bearer token instead.
+JSON API under /api, which authenticates with a Bearer token instead. An LMS posts the two LTI
+steps from its own origin; they are authenticated by the platform's signed id_token and a
+one-time state bound to this browser's cookie (app/lti/adapters.py), not by a session.
 """
 
 from urllib.parse import urlsplit
@@ -18,6 +20,7 @@ from ..i18n import _
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 EXEMPT_PREFIX = "/api/"  # Bearer token, never a cookie
+LMS_POSTS = frozenset({"/lti/login", "/lti/launch"})
 SAME_SITE_FETCH = frozenset({"same-origin", "none"})  # "none": typed or bookmarked by the user
 
 
@@ -32,7 +35,7 @@ def _host_of(url: str) -> str | None:
 
 def refusal(method: str, path: str, headers) -> str | None:
     """Why a request is not this site's own form (None: it may go on)."""
-    if method in SAFE_METHODS or path.startswith(EXEMPT_PREFIX):
+    if method in SAFE_METHODS or path.startswith(EXEMPT_PREFIX) or path in LMS_POSTS:
         return None
     origin, referer = headers.get("origin"), headers.get("referer")
     named, page = ("origin", origin) if origin is not None else ("referer", referer)

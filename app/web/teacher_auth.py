@@ -107,29 +107,33 @@ class TeacherAuth:
             path="/teach",
         )
 
-    def start_session(self, response: Response, secure: bool, name: str = "", account: Teacher | None = None) -> None:
+    def start_session(
+        self, response: Response, secure: bool, name: str = "", account: Teacher | None = None, framed: bool = False
+    ) -> dict:
         """Sign a session in: an account's (its id and epoch, so disabling it ends the session), or
-        the token's, an admin's (`sid` and the optional name say which of the token's holders did what)."""
-        value = self._signer.dumps(
-            {
-                "csrf": secrets.token_urlsafe(16),
-                "sid": secrets.token_hex(3),
-                "name": account.name if account else name,
-                "tid": account.id if account else 0,
-                "ep": account.epoch if account else 0,
-                "role": account.role if account else "admin",
-            }
-        )
+        the token's, an admin's (`sid` and the optional name say which of the token's holders did what).
+        `framed`: signed in by an LTI launch, inside the LMS's iframe, where only a `SameSite=None;
+        Secure` cookie comes back (HTTPS only; CSRF tokens and the Origin check still guard forms)."""
+        session = {
+            "csrf": secrets.token_urlsafe(16),
+            "sid": secrets.token_hex(3),
+            "name": account.name if account else name,
+            "tid": account.id if account else 0,
+            "ep": account.epoch if account else 0,
+            "role": account.role if account else "admin",
+        }
+        value = self._signer.dumps(session)
         # The cookie outlives the signature so an expired session can say so, not just vanish.
         response.set_cookie(
             SESSION_COOKIE,
             value,
             max_age=self.max_age + 86400,
             httponly=True,
-            samesite="strict",
+            samesite="none" if framed and secure else "strict",
             secure=secure,
             path="/",
         )
+        return session
 
     def session(self, request: Request) -> dict | None:
         """The teacher's session, None without one; a UserError when it has expired."""

@@ -1,0 +1,53 @@
+"""The tool's signing key: made on first use and kept in the database, so every worker and every
+restart signs with the same key and platforms keep trusting /lti/jwks."""
+
+from datetime import UTC, datetime
+
+from sqlalchemy import Connection, insert, select
+from sqlalchemy.exc import IntegrityError
+
+from .tables import keys
+
+KID = "codecloze-1"
+
+
+def private_pem(db: Connection) -> str:
+    """The private key (PEM), made and stored the first time it is asked for."""
+    stored = db.execute(select(keys.c.private_pem).where(keys.c.kid == KID)).scalar()
+    if stored:
+        return stored
+    pem = _new_pem()
+    try:
+        with db.begin_nested():
+            db.execute(insert(keys).values(kid=KID, private_pem=pem, created_at=datetime.now(UTC)))
+    except IntegrityError:  # another worker made it first: theirs it is
+        return db.execute(select(keys.c.private_pem).where(keys.c.kid == KID)).scalar_one()
+    return pem
+
+
+def public_pem(private: str) -> str:
+    from cryptography.hazmat.primitives import serialization
+
+    key = serialization.load_pem_private_key(private.encode(), password=None)
+    return (
+        key.public_key()
+        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+        .decode()
+    )
+
+
+def jwks(private: str) -> dict:
+    """The public key set platforms verify the tool's messages with."""
+    from pylti1p3.registration import Registration
+
+    return {"keys": [Registration.get_jwk(public_pem(private))]}
+
+
+def _new_pem() -> str:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    return key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    ).decode()
