@@ -5,6 +5,7 @@ import contextlib
 import os
 import shutil
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -37,12 +38,20 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_server(data_dir: Path, output=None, web_workers: int = 1, port: int | None = None, **env: str | None):
+def start_server(
+    data_dir: Path,
+    output=None,
+    web_workers: int = 1,
+    port: int | None = None,
+    tls: tuple[Path, Path] | None = None,
+    **env: str | None,
+):
     """`uvicorn app.main:app` in a subprocess as ./scripts/serve starts it, configured only through the environment
     (a setting given as None is left unset, so the app's default applies). Its output goes to a
     file, or to `output` (subprocess.PIPE for a test that reads it, and so keeps it flowing).
     web_workers > 1: that many uvicorn workers (they need a shared database and secret key).
-    `port`: where to listen (a free one when None), e.g. the address a stopped server had."""
+    `port`: where to listen (a free one when None), e.g. the address a stopped server had.
+    `tls`: (certificate, key) files to serve HTTPS with (tests.tls makes a self-signed pair)."""
     port = port or free_port()
     # No CDN: a parser-blocking script waiting on DNS for an unreachable host makes page loads
     # as slow as the resolver (CDN mode and its fallback have their own test in test_assets).
@@ -62,6 +71,7 @@ def start_server(data_dir: Path, output=None, web_workers: int = 1, port: int | 
             "--workers",
             str(web_workers),
             *SERVE_FLAGS,
+            *(("--ssl-certfile", str(tls[0]), "--ssl-keyfile", str(tls[1])) if tls else ()),
         ],
         cwd=PROJECT_DIR,
         env=environ,
@@ -69,16 +79,17 @@ def start_server(data_dir: Path, output=None, web_workers: int = 1, port: int | 
         stderr=subprocess.STDOUT,
     )
     with log:  # the server holds its own descriptor
-        return proc, _started(proc, port, log)
+        return proc, _started(proc, port, log, "https" if tls else "http")
 
 
-def _started(proc, port: int, log) -> str:
+def _started(proc, port: int, log, scheme: str = "http") -> str:
     """The server's URL once it answers; what it printed if it stopped."""
-    url = f"http://127.0.0.1:{port}"
+    url = f"{scheme}://127.0.0.1:{port}"
+    unverified = ssl._create_unverified_context()  # a test's self-signed certificate
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
-            urllib.request.urlopen(url + "/healthz", timeout=1)
+            urllib.request.urlopen(url + "/healthz", timeout=1, context=unverified)
             return url
         except OSError:
             if proc.poll() is not None:
@@ -90,9 +101,9 @@ def _started(proc, port: int, log) -> str:
 
 
 @contextlib.contextmanager
-def running_server(data_dir: Path, web_workers: int = 1, **env: str | None):
+def running_server(data_dir: Path, web_workers: int = 1, tls: tuple[Path, Path] | None = None, **env: str | None):
     """`start_server`, stopped when the block ends; yields its URL."""
-    proc, url = start_server(data_dir, web_workers=web_workers, **env)
+    proc, url = start_server(data_dir, web_workers=web_workers, tls=tls, **env)
     try:
         yield url
     finally:

@@ -114,6 +114,7 @@ def test_every_teacher_page_has_no_serious_axe_violation(page: Page, browser: Br
         "/teach/classes",
         "/teach/accounts",
         "/teach/audit",
+        "/teach/lti",
     ]:
         page.goto(teacher_server + path)
         check(page, found, path)

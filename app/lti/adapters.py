@@ -26,6 +26,8 @@ from sqlalchemy import delete, insert, select
 from sqlalchemy.engine import Engine
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
+from app.i18n import language
+
 from . import keys, platforms
 from .tables import once
 
@@ -95,8 +97,9 @@ class LtiRequest(Request):
 
 class Cookies(CookieService):
     """Cookies PyLTI1p3 sets (the OIDC state), written onto the response. Inside an LMS's iframe a
-    cookie must be `SameSite=None; Secure` to come back; without HTTPS it is `Lax`, and the launch
-    works in a window of its own."""
+    cookie must be `SameSite=None; Secure` to come back, and `Partitioned` (CHIPS) where the browser
+    blocks third-party cookies; without HTTPS it is `Lax`, and the launch opens in a window of its
+    own."""
 
     def __init__(self, request: LtiRequest):
         self._request = request
@@ -123,6 +126,8 @@ class Cookies(CookieService):
                 secure=secure,
                 samesite="none" if secure else "lax",
             )
+            if secure:  # Starlette writes `Partitioned` only on Python 3.14
+                response.raw_headers[-1] = (b"set-cookie", response.raw_headers[-1][1] + b"; Partitioned")
         return response
 
 
@@ -213,6 +218,13 @@ class Login(OIDCLogin):
     def redirect(self, launch_url: str, js_redirect: bool = False) -> Response:
         self.validate_oidc_login()  # an unknown platform is refused before any cookie check
         return super().redirect(launch_url, js_redirect)
+
+    def get_cookies_allowed_js_check(self) -> str:
+        # PyLTI1p3's page tests with a cookie browsers drop in a third-party frame; the state
+        # cookie is partitioned, and so is the test.
+        page = super().get_cookies_allowed_js_check()
+        page = page.replace('<html lang="en">', f'<html lang="{language()}">')  # its words are ours
+        return page.replace("'; SameSite=None; secure'", "'; SameSite=None; secure; Partitioned'")
 
     def get_redirect(self, url: str) -> Redirection:
         return Redirection(url, self._cookie_service)

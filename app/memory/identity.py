@@ -50,13 +50,19 @@ class Identity:
     def cookie_value(self, learner: str) -> str:
         return self._cookie.sign(learner).decode("ascii")
 
-    def set_cookie_header(self, learner: str, secure: bool = False) -> bytes:
-        """Over HTTPS the cookie is `SameSite=None; Secure`, so it comes back inside an LMS's iframe
-        (an LTI launch); forms stay this site's own through the Origin check (web/same_origin.py)."""
-        same_site = "None; Secure" if secure else "lax"
+    def set_cookie_header(self, learner: str) -> bytes:
         return (
             f"{LEARNER_COOKIE}={self.cookie_value(learner)}; HttpOnly; Max-Age={LEARNER_DAYS * 86400};"
-            f" Path=/; SameSite={same_site}"
+            f" Path=/; SameSite=lax"
+        ).encode()
+
+    def framed_cookie_header(self, learner: str) -> bytes:
+        """The cookie an LTI launch sets over HTTPS, inside the LMS's iframe: `SameSite=None` so it
+        comes back there, `Partitioned` (CHIPS) so browsers that block third-party cookies keep it,
+        for that LMS's pages only. A learner's own visits keep the `Lax` cookie above."""
+        return (
+            f"{LEARNER_COOKIE}={self.cookie_value(learner)}; HttpOnly; Max-Age={LEARNER_DAYS * 86400};"
+            f" Path=/; SameSite=None; Secure; Partitioned"
         ).encode()
 
     def link_token(self, learner: str, generation: int) -> str:

@@ -170,7 +170,8 @@ def _student_launch(store, ids, platform, claims: Claims, secure: bool) -> Respo
         launches.owe_grades(db, platform, claims, learner, datetime.now(UTC))
         found = [a for a in setting.assignments.of_class(db, code) if a.id == assignment_id]
     response = RedirectResponse(found[0].href if found else "/me", status_code=303)
-    response.raw_headers.append((b"set-cookie", ids.set_cookie_header(learner, secure=secure)))
+    cookie = ids.framed_cookie_header(learner) if secure else ids.set_cookie_header(learner)
+    response.raw_headers.append((b"set-cookie", cookie))
     return response
 
 

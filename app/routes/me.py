@@ -231,11 +231,10 @@ async def continue_page(request: Request, token: str, store: StoreDep, identitie
 
 
 @router.post("/me/continue/{token}")
-async def continue_here(request: Request, token: str, store: StoreDep, identities: IdentityDep) -> Response:
+async def continue_here(token: str, store: StoreDep, identities: IdentityDep) -> Response:
     learner = _link_owner(store, identities, token)
     response = RedirectResponse("/me", status_code=303)
-    cookie = identities.set_cookie_header(learner, secure=request.url.scheme == "https")
-    return remember_learner(response, Learner(learner, cookie))
+    return remember_learner(response, Learner(learner, identities.set_cookie_header(learner)))
 
 
 def _link_owner(store, identities, token: str) -> str:

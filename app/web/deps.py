@@ -204,7 +204,7 @@ async def learner_id(request: Request, learners: IdentityDep) -> Learner:
     if learner is None:
         learner = getattr(request.state, "new_learner", None) or learners.new_id()
         request.state.new_learner = learner
-    return Learner(learner, learners.set_cookie_header(learner, secure=request.url.scheme == "https"))
+    return Learner(learner, learners.set_cookie_header(learner))
 
 
 LearnerDep = Annotated[Learner, Depends(learner_id)]

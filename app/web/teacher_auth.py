@@ -113,7 +113,9 @@ class TeacherAuth:
         """Sign a session in: an account's (its id and epoch, so disabling it ends the session), or
         the token's, an admin's (`sid` and the optional name say which of the token's holders did what).
         `framed`: signed in by an LTI launch, inside the LMS's iframe, where only a `SameSite=None;
-        Secure` cookie comes back (HTTPS only; CSRF tokens and the Origin check still guard forms)."""
+        Secure; Partitioned` cookie comes back (HTTPS only; CSRF tokens and the Origin check still
+        guard forms). Partitioned (CHIPS): kept for that LMS's pages even where third-party cookies
+        are blocked, and never sent anywhere else."""
         session = {
             "csrf": secrets.token_urlsafe(16),
             "sid": secrets.token_hex(3),
@@ -133,6 +135,8 @@ class TeacherAuth:
             secure=secure,
             path="/",
         )
+        if framed and secure:  # Starlette writes `Partitioned` only on Python 3.14
+            response.raw_headers[-1] = (b"set-cookie", response.raw_headers[-1][1] + b"; Partitioned")
         return session
 
     def session(self, request: Request) -> dict | None:
