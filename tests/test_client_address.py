@@ -1,10 +1,14 @@
-"""The client's address: the socket's peer, or a trusted proxy's X-Forwarded-For entries only."""
+"""The client's address: the socket's peer, or a trusted proxy's X-Forwarded-For entries only; and
+whether it came over HTTPS: the socket's scheme, or a trusted proxy's X-Forwarded-Proto only."""
+
+from types import SimpleNamespace
 
 import pytest
 from pydantic import ValidationError
+from starlette.requests import Request
 
 from app.settings import Settings, proxy_networks, wrong_settings
-from app.web.client_address import client_address
+from app.web.client_address import client_address, is_https, public_base
 
 pytestmark = pytest.mark.unit
 
@@ -32,3 +36,22 @@ def test_a_wrong_setting_is_refused():
     assert wrong_settings(refused.value) == [
         "CODECLOZE_TRUSTED_PROXIES='10.0.0.1, nonsense': 'nonsense' is not an address or network"
     ]
+
+
+def request_from(peer: str, headers: dict[str, str], proxies: str = "", scheme: str = "http"):
+    """A request as uvicorn hands it over, from `peer`, on an app trusting `proxies`."""
+    app = SimpleNamespace(state=SimpleNamespace(settings=SimpleNamespace(trusted_proxies=proxies)))
+    raw = [(k.lower().encode(), v.encode()) for k, v in {"host": "cc.example", **headers}.items()]
+    scope = {"type": "http", "scheme": scheme, "server": ("cc.example", 80), "path": "/", "root_path": ""}
+    return Request({**scope, "headers": raw, "client": (peer, 5000), "app": app, "query_string": b""})
+
+
+def test_https_is_believed_from_the_socket_or_a_trusted_proxy_only():
+    assert is_https(request_from("203.0.113.5", {}, scheme="https"))
+    said = {"x-forwarded-proto": "https"}
+    assert not is_https(request_from("203.0.113.5", said))  # anyone may write the header
+    assert not is_https(request_from("203.0.113.5", said, proxies="10.0.0.1"))
+    behind = request_from("10.0.0.1", said, proxies="10.0.0.0/8")
+    assert is_https(behind) and public_base(behind) == "https://cc.example"
+    assert not is_https(request_from("10.0.0.1", {"x-forwarded-proto": "https, http"}, proxies="10.0.0.0/8"))
+    assert public_base(request_from("10.0.0.1", {}, proxies="10.0.0.0/8")) == "http://cc.example"

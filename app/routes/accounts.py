@@ -12,6 +12,7 @@ from starlette.concurrency import run_in_threadpool
 from app.errors import Conflict, NotFound, UserError
 from app.teach import accounts, audit
 from app.teach.accounts import Teacher
+from app.web import client_address
 from app.web.deps import ActorDep, AdminSession, AuthDep, StoreDep
 from app.web.forms import SMALL_FORM, TeacherForm, form_of, teacher_form_of
 from app.web.teacher_auth import shown_teacher, teacher_label
@@ -167,7 +168,7 @@ async def sign_up(
         context = {**_welcome(invited, form.code), "error": message}
         return render(request, "teach/welcome.html", context, status=422, data=lambda: {"error": message})
     response = RedirectResponse("/teach", status_code=303)
-    secure = request.url.scheme == "https"
+    secure = client_address.is_https(request)
     teachers.start_session(response, secure=secure, account=teacher)
     teachers.remember_device(response, secure=secure)
     return response

@@ -16,6 +16,7 @@ from app.lti.tables import users
 from app.memory import identity
 from app.teach import assignments as setting
 from app.teach import audit
+from app.web import client_address
 from app.web.deps import (
     ActorDep,
     AdminSession,
@@ -48,7 +49,7 @@ PlatformId = Annotated[int, Path(ge=1, le=2**31 - 1)]
 
 
 def _base(request: Request) -> str:
-    return str(request.base_url).rstrip("/")
+    return client_address.public_base(request)
 
 
 def tool_urls(request: Request) -> dict:
@@ -67,7 +68,7 @@ async def _lti_request(request: Request, config):
     params = dict(request.query_params)
     if request.method == "POST":
         params.update(await read_fields(request, config.max_form_bytes))
-    return _lti().LtiRequest(params, dict(request.cookies), request.url.scheme == "https")
+    return _lti().LtiRequest(params, dict(request.cookies), client_address.is_https(request))
 
 
 def _refused(why: str) -> Forbidden:
@@ -135,7 +136,7 @@ async def launch(
     if platform is None:
         raise _refused("platform not registered")
     claims = Claims.of(body, instructor=checked.check_teacher_access() or checked.check_staff_access())
-    secure = request.url.scheme == "https"
+    secure = client_address.is_https(request)
     if checked.is_deep_link_launch():
         return await _deep_link_page(request, store, teachers, platform, claims, checked, secure)
     if not checked.is_resource_launch():
@@ -208,7 +209,7 @@ async def deep_link(
     check_csrf(session, fields.get("csrf", ""))
     launch_id = fields.get("launch_id", "")[:100]
     adapters = _lti()
-    lti_request = adapters.LtiRequest({}, dict(request.cookies), request.url.scheme == "https")
+    lti_request = adapters.LtiRequest({}, dict(request.cookies), client_address.is_https(request))
 
     def restored():
         with store.engine.begin() as db:

@@ -10,6 +10,7 @@ from starlette.concurrency import run_in_threadpool
 from app.errors import NotFound, UserError
 from app.teach import accounts, audit, publishing
 from app.teach.publishing import Teaching, report_json
+from app.web import client_address
 from app.web.deps import (
     ActorDep,
     AuthDep,
@@ -154,7 +155,7 @@ async def _login(
     elif not teachers.checked(form.token.strip(), client or "?", device):
         return _page(request, teaching, None, "login.html", status=401, error=_("令牌不正确。"), token_first=True)
     response = RedirectResponse("/teach", status_code=303)
-    secure = request.url.scheme == "https"
+    secure = client_address.is_https(request)
     teachers.start_session(response, secure=secure, name=form.name, account=account)
     teachers.remember_device(response, secure=secure)
     return response

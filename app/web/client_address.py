@@ -41,3 +41,22 @@ def of_request(request: Request) -> str | None:
     networks = proxy_networks(request.app.state.settings.trusted_proxies)  # Settings refused a wrong one
     peer = request.client.host if request.client else None
     return client_address(peer, request.headers.getlist("x-forwarded-for"), networks)
+
+
+def is_https(request: Request) -> bool:
+    """Whether the browser reached the site over HTTPS: the socket's scheme, or what a trusted
+    proxy that terminates TLS says in `X-Forwarded-Proto` (the last value, the proxy's own)."""
+    if request.url.scheme == "https":
+        return True
+    networks = proxy_networks(request.app.state.settings.trusted_proxies)
+    peer = request.client.host if request.client else None
+    if peer is None or not networks or not _trusted(peer, networks):
+        return False
+    said = [p.strip().lower() for value in request.headers.getlist("x-forwarded-proto") for p in value.split(",")]
+    return bool(said) and said[-1] == "https"
+
+
+def public_base(request: Request) -> str:
+    """The site's address as the browser sees it (scheme and host), e.g. for URLs an LMS is given."""
+    base = str(request.base_url).rstrip("/")
+    return "https" + base[base.index(":") :] if is_https(request) and base.startswith("http:") else base
