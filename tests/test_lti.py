@@ -299,3 +299,21 @@ def test_a_launch_without_its_state_or_with_a_nonce_never_issued_is_refused(tool
     assert garbage.status_code == 403
     login = browser().get(f"{tool}/lti/login?" + urlencode({"iss": "https://unknown.example", "login_hint": "x"}))
     assert login.status_code == 403 and "LTI" in login.text
+
+
+def test_a_pick_is_its_own_instructors_and_a_wrong_one_is_shown_again(tool, lms):
+    returned = len(lms.deep_links)
+    client, picker = launched(lms, user="prof-own", role="instructor", course="c-808", kind="deep")
+    fields = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', picker.text))
+    wrong = client.post(
+        f"{tool}/lti/deep-link",
+        data={**fields, "snippet": "no-such-snippet", "due": "2099-01-01"},
+        headers={"origin": tool},
+    )
+    assert wrong.status_code == 422 and 'aria-invalid="true"' in wrong.text and fields["launch_id"] in wrong.text
+    other, other_picker = launched(lms, user="prof-other", role="instructor", course="c-909", kind="deep")
+    their = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', other_picker.text))
+    form = {**their, "launch_id": fields["launch_id"], "snippet": SNIPPET, "due": "2099-01-01"}
+    stolen = other.post(f"{tool}/lti/deep-link", data=form, headers={"origin": tool})
+    assert stolen.status_code == 403  # another instructor's launch
+    assert len(lms.deep_links) == returned  # nothing went back to the LMS

@@ -94,14 +94,25 @@ def _bind(db: Connection, platform: Platform, sub: str, bound, **values) -> None
         db.execute(update(users).where(users.c.platform_id == platform.id, users.c.sub == sub).values(**values))
 
 
+def teacher_of(db: Connection, platform: Platform, sub: str) -> int | None:
+    """The teacher account an LMS user is bound to, if any."""
+    bound = _bound(db, platform, sub)
+    return bound.teacher_id if bound is not None else None
+
+
+def class_of(db: Connection, platform: Platform, course: str) -> str | None:
+    """The class bound to an LMS course, if it was launched before."""
+    return db.execute(
+        select(courses.c.class_code).where(courses.c.platform_id == platform.id, courses.c.context_id == course)
+    ).scalar()
+
+
 def course_class(db: Connection, platform: Platform, claims: Claims, teacher_id: int | None) -> str:
     """The class bound to the launch's course, made on its first launch; an instructor launching
     teaches it (its owner, or a co-teacher beside the owner)."""
     if not claims.course:
         raise Forbidden(_("这次启动没有课程信息（context），无法确定班级。"))
-    code = db.execute(
-        select(courses.c.class_code).where(courses.c.platform_id == platform.id, courses.c.context_id == claims.course)
-    ).scalar()
+    code = class_of(db, platform, claims.course)
     if code is None:
         code = _new_class(db, claims, platform, teacher_id)
         db.execute(insert(courses).values(platform_id=platform.id, context_id=claims.course, class_code=code))

@@ -12,7 +12,6 @@ from starlette.concurrency import run_in_threadpool
 from app.errors import Forbidden, Malformed, UserError
 from app.lti import keys, launches, platforms
 from app.lti.launches import Claims
-from app.lti.tables import users
 from app.memory import identity
 from app.teach import assignments as setting
 from app.teach import audit
@@ -29,7 +28,7 @@ from app.web.deps import (
     api_teacher,
     check_csrf,
 )
-from app.web.forms import TeacherForm, read_fields, teacher_form_of
+from app.web.forms import TeacherForm, limited_body, read_fields, teacher_form_of
 from app.web.templating import render
 
 from ..i18n import _
@@ -138,7 +137,7 @@ async def launch(
     claims = Claims.of(body, instructor=checked.check_teacher_access() or checked.check_staff_access())
     secure = client_address.is_https(request)
     if checked.is_deep_link_launch():
-        return await _deep_link_page(request, store, teachers, platform, claims, checked, secure)
+        return _deep_link_page(request, store, teachers, platform, claims, checked, secure)
     if not checked.is_resource_launch():
         raise _refused(_("不支持这种消息类型。"))
     if claims.instructor:
@@ -146,17 +145,17 @@ async def launch(
     return _student_launch(store, ids, platform, claims, secure)
 
 
-def _signed_in_teacher(store, platform, claims: Claims):
-    now = datetime.now(UTC)
+def _instructor(store, platform, claims: Claims):
+    """The instructor's account and the course's class they teach, bound in one transaction."""
     with store.engine.begin() as db:
-        teacher = launches.teacher(db, platform, claims, now)
+        teacher = launches.teacher(db, platform, claims, datetime.now(UTC))
         code = launches.course_class(db, platform, claims, teacher.id)
-        assignment = launches.link(db, platform, claims, code)
-    return teacher, code, assignment
+        launches.link(db, platform, claims, code)
+    return teacher, code
 
 
 def _instructor_launch(store, teachers, platform, claims: Claims, secure: bool) -> Response:
-    teacher, code, _assignment = _signed_in_teacher(store, platform, claims)
+    teacher, code = _instructor(store, platform, claims)
     response = RedirectResponse(f"/teach/classes/{code}", status_code=303)
     teachers.start_session(response, secure=secure, account=teacher, framed=True)
     return response
@@ -176,10 +175,11 @@ def _student_launch(store, ids, platform, claims: Claims, secure: bool) -> Respo
     return response
 
 
-async def _deep_link_page(request, store, teachers, platform, claims: Claims, checked, secure: bool) -> Response:
+def _deep_link_page(request, store, teachers, platform, claims: Claims, checked, secure: bool) -> Response:
+    """The picker, in a session of the instructor's (the form it posts carries its CSRF token)."""
     if not claims.instructor:
         raise _refused(_("只有教师可以选择练习。"))
-    teacher, code, _assignment = _signed_in_teacher(store, platform, claims)
+    teacher, code = _instructor(store, platform, claims)
     cookies = Response()
     session = teachers.start_session(cookies, secure=secure, account=teacher, framed=True)
     values = assignment_form.new_values()
@@ -220,19 +220,13 @@ async def deep_link(
         checked = await run_in_threadpool(restored)
     except adapters.LtiException:
         raise Malformed(_("这次选择已过期，请从 LMS 重新开始。")) from None
-    body = checked.get_launch_data()
+    claims = Claims.of(checked.get_launch_data(), instructor=True)
     with store.engine.connect() as db:
         platform = platforms.of(db, checked.get_iss(), checked.get_client_id())
-        bound = db.execute(
-            users.select().where(
-                users.c.platform_id == (platform.id if platform else 0), users.c.sub == str(body.get("sub"))
-            )
-        ).first()
-    if platform is None or bound is None or bound.teacher_id != session.get("tid"):
+        mine = platform is not None and launches.teacher_of(db, platform, claims.sub) == session.get("tid")
+        code = launches.class_of(db, platform, claims.course) if mine else None
+    if not mine or code is None:
         raise Forbidden(_("这次选择属于另一位教师。"))
-    claims = Claims.of(body, instructor=True)
-    with store.engine.connect() as db:
-        code = launches.course_class(db, platform, claims, None)
     try:
         fields["target"] = setting.form_target(fields)
         with store.engine.begin() as db:
@@ -274,8 +268,9 @@ def _platforms_page(request: Request, store, session: dict, status: int = 200, *
 
 
 @router.get("/teach/lti")
-async def platforms_page(request: Request, session: AdminSession, store: StoreDep) -> Response:
-    return _platforms_page(request, store, session)
+async def platforms_page(request: Request, session: AdminSession, store: StoreDep, done: str = "") -> Response:
+    notes = {"registered": _("平台已登记。"), "removed": _("平台已移除。")}
+    return _platforms_page(request, store, session, done=notes.get(done, ""))
 
 
 @router.post("/teach/lti")
@@ -317,7 +312,7 @@ async def api_platforms(request: Request, store: StoreDep) -> dict:
 
 @api.post("/lti/platforms", status_code=201, summary="Register an LTI 1.3 platform (an LMS)")
 async def api_register(request: Request, store: StoreDep, config: SettingsDep) -> dict:
-    fields = setting.json_fields(await request.body())
+    fields = setting.json_fields(await limited_body(request, config.max_form_bytes))
     with store.engine.begin() as db:
         made = platforms.register(db, fields, datetime.now(UTC))
         audit.record(db, audit.API, "registered", "platform", made.name, made.issuer)
