@@ -257,6 +257,27 @@ def test_a_teacher_changes_only_the_snippets_they_uploaded(server):
     assert ida.get("/teach/snippets/ida-square/edit").status_code == 200  # still Ida's after the admin's edit
 
 
+def accepting(client: httpx.Client, snippet_id: str) -> httpx.Response:
+    """Accept an answer at the snippet's first blank (an accepted answer scores for every learner)."""
+    stats = client.get(f"/teach/stats/{snippet_id}", headers={"accept": "application/json"}).json()
+    form = {"csrf": csrf_of(client.get("/teach")), "version": stats["version"], "first": "0", "last": "0"}
+    return client.post(f"/teach/stats/{snippet_id}/alternatives", data={**form, "text": "y"}, follow_redirects=False)
+
+
+def test_only_a_snippets_owner_or_an_admin_accepts_an_answer_for_it(server):
+    boss = admin(server)
+    uma = signed_up(server, invited(boss, "uma", "Uma"))
+    vic = signed_up(server, invited(boss, "vic", "Vic"))
+    upload(uma, csrf_of(uma.get("/teach")), snippet_text("Uma square"), "uma-square")
+    assert accepting(vic, "uma-square").status_code == 403
+    assert accepting(vic, "mlm-online-softmax").status_code == 403  # bundled: admins'
+    assert accepting(uma, "uma-square").status_code == 303
+    assert accepting(boss, "mlm-online-softmax").status_code == 303
+    rows = boss.get("/teach/audit", headers={"accept": "application/json"}).json()["changes"]
+    mine = [(r["who"], r["subject"]) for r in rows if r["action"] == "answer accepted"]
+    assert ("Uma", "uma-square") in mine and not [who for who, _ in mine if who == "Vic"]
+
+
 def test_a_teachers_course_import_keeps_off_others_snippets_and_the_home_page(server):
     boss = admin(server)
     kim = signed_up(server, invited(boss, "kim", "Kim"))

@@ -37,6 +37,8 @@ def action_names() -> dict[str, str]:
         "disabled": _("已停用"),
         "enabled": _("已重新启用"),
         "new link": _("已发新注册链接"),
+        "answer accepted": _("已接受替代答案"),
+        "answer withdrawn": _("已撤回替代答案"),
         "registered": _("已登记 LTI 平台"),
         "unregistered": _("已移除 LTI 平台"),
     }

@@ -9,7 +9,16 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from starlette.concurrency import run_in_threadpool
 
 from app.errors import NotFound, UserError
-from app.web.deps import LibraryDep, StoreDep, TeacherSession, api_teacher, teacher_account
+from app.teach import audit, publishing
+from app.web.deps import (
+    ActorDep,
+    LibraryDep,
+    StoreDep,
+    TeacherSession,
+    TeachingDep,
+    api_teacher,
+    teacher_account,
+)
 from app.web.forms import TeacherForm, teacher_form_of
 from app.web.teacher_auth import shown_teacher, teacher_label
 from app.web.templating import render
@@ -117,12 +126,18 @@ async def accept(
     session: TeacherSession,
     store: StoreDep,
     library: LibraryDep,
+    teaching: TeachingDep,
+    who: ActorDep,
     form: Annotated[AlternativeForm, Depends(teacher_form_of(AlternativeForm))],
 ) -> Response:
+    """An accepted answer changes how the snippet is scored for every learner: its owner's and
+    admins' decision, as any change of a snippet is."""
     snippet = _version(library, snippet_id, form.version)
     where = _blank(snippet, form.first, form.last)
+    publishing.owned(teaching, snippet_id, teacher_account(session))
     with store.engine.begin() as db:
         alternatives.accept(db, snippet_id, snippet.version, where, form.text, teacher_label(session))
+        audit.record(db, who, "answer accepted", "snippet", snippet_id, form.text[:200])
     return _back(form)
 
 
@@ -132,12 +147,16 @@ async def withdraw(
     alternative_id: str,
     session: TeacherSession,
     store: StoreDep,
+    teaching: TeachingDep,
+    who: ActorDep,
     form: Annotated[BackForm, Depends(teacher_form_of(BackForm))],
 ) -> Response:
+    publishing.owned(teaching, snippet_id, teacher_account(session))
     with store.engine.begin() as db:
         known = alternative_id.isascii() and alternative_id.isdigit() and len(alternative_id) < 10
         if not known or not alternatives.withdraw(db, snippet_id, int(alternative_id), teacher_label(session)):
             raise NotFound(_("没有这个生效中的替代答案（可能已经撤回）。"))
+        audit.record(db, who, "answer withdrawn", "snippet", snippet_id, alternative_id)
     return _back(form)
 
 
