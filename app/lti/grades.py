@@ -5,19 +5,21 @@ A row of `lti_grades` says a score is owed when its `next_try` is set. Every com
 attempts sets it for the learners in it; start-up sets it for all, so a crash between an attempt
 and its mark loses nothing. The score itself is read from the committed attempts when it is sent,
 never carried in the row, so a send that fails is simply tried again later (backing off to an
-hour), with whatever the learner has done by then. A row is cleared only if nobody marked it again
-while it was being sent.
+hour), with whatever the learner has done by then. A row is claimed before it is sent, so of several workers one
+sends it, and cleared only if nobody marked it again while it was being sent.
 """
 
 import asyncio
 import logging
 import threading
 from datetime import UTC, datetime, timedelta
+from types import SimpleNamespace
 
 from sqlalchemy import select, update
 from sqlalchemy.engine import Engine
 
 from app.classes import assignments
+from app.errors import NotFound
 
 from . import platforms
 from .launches import SCORE_SCOPE
@@ -27,6 +29,7 @@ log = logging.getLogger("codecloze")
 FIRST_RETRY_SECONDS = 5
 LAST_RETRY_SECONDS = 3600
 POLL_SECONDS = 5.0
+CLAIM_SECONDS = 60  # a send that never finished (its worker died) is due again after this
 BATCH = 50
 
 
@@ -62,8 +65,21 @@ def due(engine: Engine, now: datetime) -> list:
         return list(db.execute(query))
 
 
+def _claimed(engine: Engine, row, now: datetime):
+    """The row, claimed for one send (another worker, or this one, finds it not due for a while),
+    or None when someone else claimed or marked it first."""
+    until = now + timedelta(seconds=CLAIM_SECONDS)
+    with engine.begin() as db:
+        taken = db.execute(update(grades).where(_key(row), grades.c.next_try == row.next_try).values(next_try=until))
+    return SimpleNamespace(**{**row._asdict(), "next_try": until}) if taken.rowcount == 1 else None
+
+
 def send_one(engine: Engine, row, now: datetime) -> str:
-    """Send one owed score: "sent", "unchanged", "gone" (link or assignment deleted), or "failed"."""
+    """Send one owed score: "sent", "unchanged", "gone" (link or assignment deleted), "failed", or
+    "taken" (another worker sends it)."""
+    row = _claimed(engine, row, now)
+    if row is None:
+        return "taken"
     with engine.connect() as db:
         target = _target(db, row)
         if target is None:
@@ -117,7 +133,7 @@ def _target(db, row):
     found = [a for a in assignments.of_class(db, link.class_code) if a.id == link.assignment_id]
     try:
         platform = platforms.get(db, row.platform_id)
-    except Exception:
+    except NotFound:  # the platform was removed
         return None
     return (platform, found[0], link.lineitem) if found else None
 

@@ -38,9 +38,20 @@ class Claims:
 
     @classmethod
     def of(cls, body: dict, instructor: bool) -> "Claims":
-        context, link = body.get(CLAIM + "context") or {}, body.get(CLAIM + "resource_link") or {}
-        custom, ags = body.get(CLAIM + "custom") or {}, body.get(AGS) or {}
+        """The claims, or a ValueError naming what this tool cannot act on (no user, ids too long)."""
+        context, link = _object(body, CLAIM + "context"), _object(body, CLAIM + "resource_link")
+        custom, ags = _object(body, CLAIM + "custom"), _object(body, AGS)
         named = body.get("name") or " ".join(filter(None, (body.get("given_name"), body.get("family_name"))))
+        if not body.get("sub"):
+            raise ValueError("the launch names no user (sub)")
+        for what, value, longest in (
+            ("sub", body["sub"], 255),
+            ("context id", context.get("id"), 255),
+            ("resource link id", link.get("id"), 255),
+            ("lineitem", ags.get("lineitem"), 500),
+        ):
+            if len(str(value or "")) > longest:
+                raise ValueError(f"{what} longer than {longest} characters")
         return cls(
             sub=str(body["sub"]),
             name=str(named or body.get("email") or ""),
@@ -49,8 +60,13 @@ class Claims:
             course_title=str(context.get("title") or context.get("label") or ""),
             link=str(link["id"]) if link.get("id") else None,
             assignment=_number(custom.get("assignment")),
-            lineitem=ags.get("lineitem") if SCORE_SCOPE in (ags.get("scope") or []) else None,
+            lineitem=str(ags["lineitem"]) if ags.get("lineitem") and SCORE_SCOPE in (ags.get("scope") or []) else None,
         )
+
+
+def _object(body: dict, claim: str) -> dict:
+    value = body.get(claim)
+    return value if isinstance(value, dict) else {}
 
 
 def _number(raw) -> int | None:

@@ -134,7 +134,10 @@ async def launch(
         platform = platforms.of(db, checked.get_iss(), checked.get_client_id())
     if platform is None:
         raise _refused("platform not registered")
-    claims = Claims.of(body, instructor=checked.check_teacher_access() or checked.check_staff_access())
+    try:
+        claims = Claims.of(body, instructor=checked.check_teacher_access() or checked.check_staff_access())
+    except ValueError as err:
+        raise _refused(str(err)) from None
     secure = client_address.is_https(request)
     if checked.is_deep_link_launch():
         return _deep_link_page(request, store, teachers, platform, claims, checked, secure)
