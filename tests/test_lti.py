@@ -120,6 +120,13 @@ def test_an_admin_registers_a_platform_and_sees_the_urls_to_give_it(tool, lms):
     assert wrong.status_code == 422 and "key_set_url" in wrong.text
     keys = httpx.get(f"{tool}/lti/jwks").json()["keys"]
     assert len(keys) == 1 and keys[0]["kty"] == "RSA" and keys[0]["alg"] == "RS256" and "d" not in keys[0]
+    with httpx.Client(base_url=tool, timeout=30, headers={"origin": tool}) as boss:
+        boss.get(f"/teach/login?token={TOKEN}", follow_redirects=True)
+        csrf = re.search(r'name="csrf" value="([^"]+)"', boss.get("/teach/lti").text).group(1)
+        platform = listed["platforms"][0]["id"]
+        unconfirmed = boss.post(f"/teach/lti/{platform}/delete", data={"csrf": csrf})
+        assert unconfirmed.status_code == 422  # removing unbinds its users and courses: asked first
+    assert api(tool).get("/api/lti/platforms").json()["platforms"] == listed["platforms"]
     assert httpx.get(f"{tool}/teach/lti", headers=JSON).status_code == 401  # admins only
     page = admin_page(tool, "/teach/lti")
     assert page["tool"]["launch"] == f"{tool}/lti/launch" and page["platforms"][0]["client_id"] == lms.client_id

@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import insert, select
 
-from app.classes import assignments, roster
+from app.classes import assignment_rows, assignments, roster
 from app.learn.recording import attempt_store
 from app.lti import grades, platforms
 from app.lti.adapters import DbStorage
@@ -126,7 +126,7 @@ def test_an_attempt_marked_while_its_score_is_sent_is_sent_next(engine, sends, m
     assert grades.GradeSender(engine).round() == {"unchanged": 1}  # nothing new was counted
 
 
-def test_a_failed_send_backs_off_and_a_removed_platform_owes_nothing(engine, sends, monkeypatch):
+def test_a_failed_send_backs_off_and_a_deleted_assignment_owes_nothing(engine, sends, monkeypatch):
     def down(*args):
         raise ConnectionError("LMS down")
 
@@ -140,7 +140,15 @@ def test_a_failed_send_backs_off_and_a_removed_platform_owes_nothing(engine, sen
     assert retry >= before + timedelta(seconds=grades.FIRST_RETRY_SECONDS)
     assert grades.GradeSender(engine).round() == {}  # not due yet
     with engine.begin() as db:
-        platforms.remove(db, platforms.listed(db)[0].id)
-    assert grades.due(engine, retry + timedelta(seconds=1))
-    assert grades.send_one(engine, grades.due(engine, retry + timedelta(seconds=1))[0], retry) == "gone"
+        assignment_rows.remove(db, assignments.of_class(db, "GRADES")[0].id)
+    later = retry + timedelta(seconds=1)
+    assert grades.send_one(engine, grades.due(engine, later)[0], later) == "gone"
     assert owed_now(engine) is None
+
+
+def test_removing_a_platform_removes_what_was_bound_through_it(engine, sends):
+    with engine.begin() as db:
+        platforms.remove(db, platforms.listed(db)[0].id)
+    with engine.connect() as db:
+        assert db.execute(select(owed)).all() == [] and db.execute(select(links)).all() == []
+    assert grades.GradeSender(engine).round() == {}

@@ -12,7 +12,7 @@ from sqlalchemy.exc import IntegrityError
 from app.errors import Conflict, NotFound, UserError
 from app.i18n import _
 
-from .tables import platforms
+from .tables import courses, grades, links, platforms, users
 
 URL_FIELDS = ("key_set_url", "auth_login_url", "auth_token_url")
 DEPLOYMENT = re.compile(r"^[\x21-\x7e]{1,255}$")
@@ -89,7 +89,11 @@ def get(db: Connection, platform_id: int) -> Platform:
 
 
 def remove(db: Connection, platform_id: int) -> Platform:
+    """Unregister a platform with what was bound through it: its users' bindings, courses, links
+    and owed grades (learners, classes, accounts and attempts stay)."""
     found = get(db, platform_id)
+    for table in (grades, links, courses, users):
+        db.execute(delete(table).where(table.c.platform_id == platform_id))
     db.execute(delete(platforms).where(platforms.c.id == platform_id))
     return found
 

@@ -262,6 +262,10 @@ class PlatformForm(TeacherForm):
     auth_token_url: str = ""
 
 
+class RemoveForm(TeacherForm):
+    confirm: str = ""
+
+
 def _platforms_page(request: Request, store, session: dict, status: int = 200, **context) -> Response:
     with store.engine.connect() as db:
         listed = platforms.listed(db)
@@ -299,8 +303,10 @@ async def delete_platform(
     session: AdminSession,
     store: StoreDep,
     who: ActorDep,
-    _form: Annotated[TeacherForm, Depends(teacher_form_of(TeacherForm))],
+    form: Annotated[RemoveForm, Depends(teacher_form_of(RemoveForm))],
 ) -> Response:
+    if form.confirm != "yes":
+        raise UserError(_("请勾选确认后再移除平台。"), field="confirm")
     with store.engine.begin() as db:
         gone = platforms.remove(db, platform_id)
         audit.record(db, who, "unregistered", "platform", gone.name, gone.issuer)
