@@ -13,7 +13,7 @@ from sqlalchemy import insert, select
 
 from app.classes import assignment_rows, assignments, roster
 from app.learn.recording import attempt_store
-from app.lti import grades, platforms
+from app.lti import grades, keys, platforms
 from app.lti.adapters import DbStorage
 from app.lti.tables import grades as owed
 from app.lti.tables import links
@@ -152,3 +152,24 @@ def test_removing_a_platform_removes_what_was_bound_through_it(engine, sends):
     with engine.connect() as db:
         assert db.execute(select(owed)).all() == [] and db.execute(select(links)).all() == []
     assert grades.GradeSender(engine).round() == {}
+
+
+def test_the_tools_key_is_made_with_the_first_registration_and_kept(engine):
+    with engine.connect() as db:
+        assert keys.stored(db) is None  # no launch or page before a registration writes one
+    made = []
+    for n in (1, 2):
+        with engine.begin() as db:
+            values = {
+                "name": f"LMS {n}",
+                "issuer": f"https://lms{n}.example",
+                "client_id": "c",
+                "deployment_ids": ["d"],
+                "key_set_url": "https://lms.example/jwks",
+                "auth_login_url": "https://lms.example/auth",
+                "auth_token_url": "https://lms.example/token",
+            }
+            platforms.register(db, values, datetime.now(UTC))
+            made.append(keys.stored(db))
+    assert made[0] and made[0] == made[1]
+    assert keys.jwks(made[0])["keys"][0]["kid"]

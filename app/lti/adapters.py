@@ -52,8 +52,7 @@ class ToolConf(ToolConfDict):
 
 def tool_conf(db) -> ToolConf:
     """Every registered platform, each issuer with its client ids, all signing with the tool's key."""
-    private = keys.private_pem(db)
-    public = keys.public_pem(private)
+    private = keys.stored(db)  # made with the first registration
     by_issuer: dict[str, list] = {}
     for p in platforms.listed(db):
         by_issuer.setdefault(p.issuer, []).append(
@@ -68,6 +67,9 @@ def tool_conf(db) -> ToolConf:
             }
         )
     conf = ToolConf(by_issuer)
+    if private is None:
+        return conf  # no platform registered: nothing to sign, and no launch to accept
+    public = keys.public_pem(private)
     for issuer, clients in by_issuer.items():
         for client in clients:
             conf.set_private_key(issuer, private, client_id=client["client_id"])

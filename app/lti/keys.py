@@ -1,5 +1,6 @@
-"""The tool's signing key: made on first use and kept in the database, so every worker and every
-restart signs with the same key and platforms keep trusting /lti/jwks."""
+"""The tool's signing key: made with the first platform's registration and kept in the database, so
+every worker and every restart signs with the same key and platforms keep trusting /lti/jwks. No
+request but a registration writes it: a refused launch changes nothing."""
 
 from datetime import UTC, datetime
 
@@ -11,11 +12,16 @@ from .tables import keys
 KID = "codecloze-1"
 
 
-def private_pem(db: Connection) -> str:
-    """The private key (PEM), made and stored the first time it is asked for."""
-    stored = db.execute(select(keys.c.private_pem).where(keys.c.kid == KID)).scalar()
-    if stored:
-        return stored
+def stored(db: Connection) -> str | None:
+    """The private key (PEM), None until the first platform is registered."""
+    return db.execute(select(keys.c.private_pem).where(keys.c.kid == KID)).scalar()
+
+
+def made(db: Connection) -> str:
+    """The private key, made and stored now if there is none yet (with the first registration)."""
+    found = stored(db)
+    if found:
+        return found
     pem = _new_pem()
     try:
         with db.begin_nested():

@@ -12,6 +12,7 @@ from sqlalchemy.exc import IntegrityError
 from app.errors import Conflict, NotFound, UserError
 from app.i18n import _
 
+from . import keys
 from .tables import courses, grades, links, platforms, users
 
 URL_FIELDS = ("key_set_url", "auth_login_url", "auth_token_url")
@@ -74,6 +75,7 @@ def register(db: Connection, values: dict, now: datetime) -> Platform:
             ).scalar_one()
     except IntegrityError:
         raise Conflict(_("这个 issuer 和 client id 已经登记过了。")) from None
+    keys.made(db)  # what the platform will verify the tool's messages with
     return get(db, new_id)
 
 

@@ -77,8 +77,9 @@ def _refused(why: str) -> Forbidden:
 @router.get("/lti/jwks")
 async def jwks(store: StoreDep) -> Response:
     def read():
-        with store.engine.begin() as db:
-            return keys.jwks(keys.private_pem(db))
+        with store.engine.connect() as db:
+            private = keys.stored(db)
+        return keys.jwks(private) if private else {"keys": []}
 
     return JSONResponse(await run_in_threadpool(read), headers={"Cache-Control": "public, max-age=300"})
 
@@ -92,7 +93,7 @@ async def login(request: Request, store: StoreDep, config: SettingsDep) -> Respo
     launch_url = f"{_base(request)}/lti/launch"
 
     def redirect() -> Response:
-        with store.engine.begin() as db:
+        with store.engine.connect() as db:
             conf = adapters.tool_conf(db)
         login = adapters.Login(lti_request, conf, **adapters.services(lti_request, store.engine))
         login.enable_check_cookies(
@@ -117,7 +118,7 @@ async def launch(
     adapters, lti_request = _lti(), await _lti_request(request, config)
 
     def validated():
-        with store.engine.begin() as db:
+        with store.engine.connect() as db:
             conf = adapters.tool_conf(db)
         checked = adapters.Launch(
             lti_request, conf, requests_session=adapters.http(), **adapters.services(lti_request, store.engine)
@@ -215,7 +216,7 @@ async def deep_link(
     lti_request = adapters.LtiRequest({}, dict(request.cookies), client_address.is_https(request))
 
     def restored():
-        with store.engine.begin() as db:
+        with store.engine.connect() as db:
             conf = adapters.tool_conf(db)
         return adapters.Launch.from_cache(launch_id, lti_request, conf, **adapters.services(lti_request, store.engine))
 
