@@ -29,6 +29,10 @@ w = torch.randn(4, 8, requires_grad=True)
 with torch.no_grad():
     w -= 0.1 * w.grad
 """
+# A backward from a non-scalar with a given gradient (`O.backward(dO)`, the flash-backward
+# exercise) checks that gradient's shape through torch.fx's symbolic shapes, which import sympy:
+# 34 MiB of the zygote's memory that every job shares, against 0.25 s in each job that needs it
+# (bench/RESULTS.md, "The course's jobs"). The job's time is what a learner waits for; kept.
 
 
 def warm_up() -> None:
