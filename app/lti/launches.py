@@ -94,8 +94,9 @@ def learner(db: Connection, platform: Platform, claims: Claims) -> str:
         return bound.learner
     made = identity.Identity.new_id()
     _bind(db, platform, claims.sub, bound, learner=made)
-    if claims.name:
-        identity.save_profile(db, made, name=claims.name[:40])
+    shown = " ".join(claims.name.split())[:40]
+    if shown and shown.isprintable():  # the LMS's display name, as a learner would type theirs
+        identity.save_profile(db, made, name=shown)
     return made
 
 
