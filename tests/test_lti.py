@@ -217,8 +217,11 @@ def test_a_grade_the_lms_refuses_for_a_while_is_sent_again_until_it_takes(tool, 
     student, _ = launched(lms, user="stu-retry", course="c-404", link=link)
     lms.fail_scores = 2
     drill_attempt(tool, student)
+    failing = eventually(lambda: httpx.get(f"{tool}/healthz").json()["lti_grades"]["failing"])
+    assert failing >= 1  # what an operator sees while the LMS refuses
     score = eventually(lambda: [s for s in lms.scores if s["userId"] == "stu-retry"], seconds=60)[-1]
     assert lms.fail_scores == 0 and score["scoreGiven"] == 1.0 and score["activityProgress"] == "Completed"
+    assert eventually(lambda: httpx.get(f"{tool}/healthz").json()["lti_grades"] == {"owed": 0, "failing": 0})
 
 
 def test_a_grade_owed_when_the_server_stops_is_sent_when_it_starts_again(tmp_path):

@@ -15,7 +15,7 @@ import threading
 from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.engine import Engine
 
 from app.classes import assignments
@@ -57,6 +57,14 @@ def owe_all(engine: Engine, now: datetime) -> None:
     """At start-up: check every score again; one that has not changed is not sent."""
     with engine.begin() as db:
         db.execute(update(grades).where(grades.c.next_try.is_(None)).values(next_try=now))
+
+
+def summary(engine: Engine) -> dict:
+    """What /healthz says of the grades owed to LMSs: how many, and how many failed their last send."""
+    with engine.connect() as db:
+        owed = db.execute(select(func.count()).where(grades.c.next_try.is_not(None))).scalar()
+        failing = db.execute(select(func.count()).where(grades.c.tries > 0)).scalar()
+    return {"owed": owed, "failing": failing}
 
 
 def due(engine: Engine, now: datetime) -> list:

@@ -8,6 +8,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.web.deps import CatalogDep, LibraryDep, SandboxDep, SettingsDep, StoreDep
 
+from ..lti import grades
 from ..sandbox.packages import listing
 from ..teach.bundled_analyses import readiness
 
@@ -30,6 +31,7 @@ async def health(settings: SettingsDep, sandbox: SandboxDep, store: StoreDep, li
             "protections": sandbox.protections() if sandbox is not None else {},
             "accounting": sandbox.accounting() if sandbox is not None else {},
             "sandbox_packages": listing(settings.package_names),
+            "lti_grades": await run_in_threadpool(grades.summary, store.engine),
             "limits": {
                 "cpu_seconds": settings.cpu_seconds,
                 "wall_seconds": settings.wall_seconds,
