@@ -6,7 +6,7 @@ or changes nothing."""
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Connection, insert, select, update
+from sqlalchemy import Connection, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from app.classes import assignments, roster
@@ -118,10 +118,12 @@ def teacher_of(db: Connection, platform: Platform, sub: str) -> int | None:
 
 
 def class_of(db: Connection, platform: Platform, course: str) -> str | None:
-    """The class bound to an LMS course, if it was launched before."""
-    return db.execute(
+    """The class bound to an LMS course, if it was launched before and the class still exists (a
+    teacher may have deleted it: the course's next launch makes a new one)."""
+    code = db.execute(
         select(courses.c.class_code).where(courses.c.platform_id == platform.id, courses.c.context_id == course)
     ).scalar()
+    return code if code is not None and roster.exists(db, code) else None
 
 
 def course_class(db: Connection, platform: Platform, claims: Claims, teacher_id: int | None) -> str:
@@ -132,6 +134,8 @@ def course_class(db: Connection, platform: Platform, claims: Claims, teacher_id:
     code = class_of(db, platform, claims.course)
     if code is None:
         code = _new_class(db, claims, platform, teacher_id)
+        key = (courses.c.platform_id == platform.id) & (courses.c.context_id == claims.course)
+        db.execute(delete(courses).where(key))  # a binding to a deleted class
         db.execute(insert(courses).values(platform_id=platform.id, context_id=claims.course, class_code=code))
     elif teacher_id is not None:
         _teach(db, code, teacher_id)

@@ -1,8 +1,9 @@
-"""The grades owed to LMSs and the one-time values of launches, on every database the app supports
-(SQLite and a real PostgreSQL): a nonce or state is taken once; a score is sent by one worker of
-several; an attempt that lands while its score is being sent is sent too; an unchanged score is not
-sent again. The LMS itself is tests/lms.py's in test_lti.py; here the send is a stand-in that
-records what it was given, so the bookkeeping around it can be raced."""
+"""What LTI keeps in the database, on every database the app supports (SQLite and a real
+PostgreSQL): a nonce or state is taken once; a score is sent by one worker of several; an attempt that
+lands while its score is being sent is sent too; an unchanged score is not sent again; the tool's key
+is made with the first registration; a course whose class was deleted gets a new one. The LMS itself
+is tests/lms.py's in test_lti.py; here the send is a stand-in that records what it was given, so the
+bookkeeping around it can be raced."""
 
 import threading
 import time
@@ -12,8 +13,9 @@ import pytest
 from sqlalchemy import insert, select
 
 from app.classes import assignment_rows, assignments, roster
+from app.classes.tables import classes
 from app.learn.recording import attempt_store
-from app.lti import grades, keys, platforms
+from app.lti import grades, keys, launches, platforms
 from app.lti.adapters import DbStorage
 from app.lti.tables import grades as owed
 from app.lti.tables import links
@@ -173,3 +175,18 @@ def test_the_tools_key_is_made_with_the_first_registration_and_kept(engine):
             made.append(keys.stored(db))
     assert made[0] and made[0] == made[1]
     assert keys.jwks(made[0])["keys"][0]["kid"]
+
+
+def test_a_course_whose_class_was_deleted_gets_a_new_class_at_its_next_launch(engine, sends):
+    with engine.connect() as db:
+        platform = platforms.listed(db)[0]
+    claims = launches.Claims.of(
+        {"sub": "s9", launches.CLAIM + "context": {"id": "course-9", "title": "Nine"}}, instructor=False
+    )
+    with engine.begin() as db:
+        first = launches.course_class(db, platform, claims, None)
+        assert launches.course_class(db, platform, claims, None) == first  # bound
+        db.execute(classes.delete().where(classes.c.code == first))  # a teacher deleted the class
+        second = launches.course_class(db, platform, claims, None)
+    with engine.connect() as db:
+        assert second != first and launches.class_of(db, platform, "course-9") == second
