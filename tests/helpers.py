@@ -4,6 +4,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 from sqlalchemy import select
 
@@ -100,3 +101,12 @@ def responses_of(store, attempt_id: int) -> list[dict]:
     query = select(responses).where(responses.c.attempt_id == attempt_id).order_by(responses.c.question)
     with store.engine.connect() as db:
         return [dict(r._mapping) for r in db.execute(query)]
+
+
+def eventually(check, seconds: float = 30.0):
+    """`check()`'s first truthy result, polled every 0.1 s; fails the test after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while not (found := check()):
+        assert time.monotonic() < deadline, "not within the time allowed"
+        time.sleep(0.1)
+    return found

@@ -13,6 +13,7 @@ from fastapi.responses import HTMLResponse
 from playwright.sync_api import Browser, FrameLocator, Page, expect
 
 from tests.a11y import violations_in_both_schemes
+from tests.helpers import eventually
 from tests.live import ThreadedServer
 from tests.lms import start_lms, stop_lms
 from tests.servers import running_server
@@ -101,7 +102,7 @@ def test_inside_the_lms_frame_a_teacher_picks_a_drill_and_a_student_practises_it
     expect(frame.locator(".result .score")).to_be_visible(timeout=30_000)  # scored (token match: no sandbox here)
     expect(frame.locator("input.blank.wrong").first).to_be_visible()
     student.screenshot(path=str(artifacts / "lti-frame-drill.png"), full_page=True)
-    assert any(s["userId"] == "stu-f" for s in wait_for(lambda: lms.scores))
+    assert any(s["userId"] == "stu-f" for s in eventually(lambda: lms.scores))
 
 
 def pick(frame: FrameLocator | Page) -> None:
@@ -111,16 +112,6 @@ def pick(frame: FrameLocator | Page) -> None:
     frame.locator("input[name=target_reviews]").fill("2")
     frame.locator("input[name=due]").fill("2099-01-01")
     frame.locator("button[type=submit]", has_text="加入 LMS 课程").click()
-
-
-def wait_for(check, seconds: float = 30.0):
-    import time
-
-    deadline = time.monotonic() + seconds
-    while not (found := check()):
-        assert time.monotonic() < deadline, "not within the time allowed"
-        time.sleep(0.1)
-    return found
 
 
 @pytest.mark.parametrize("width", [390, 1280])

@@ -5,7 +5,6 @@ a student's attempts send their progress to the LMS's gradebook, retried until i
 expired, replayed and wrong-audience launches sign no one in and change nothing."""
 
 import re
-import time
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
@@ -13,6 +12,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from tests.helpers import eventually
 from tests.lms import follow, start_lms, stop_lms
 from tests.servers import running_server, start_server
 from tests.teach_helpers import TOKEN
@@ -100,14 +100,6 @@ def drill_attempt(tool: str, client: httpx.Client, seed: int = 1) -> dict:
     done = client.post(f"{tool}/s/{SNIPPET}/drill", headers={"origin": tool, **JSON}, json=body)
     assert done.status_code == 200, done.text
     return done.json()
-
-
-def eventually(check, seconds: float = 30.0):
-    deadline = time.monotonic() + seconds
-    while not (found := check()):
-        assert time.monotonic() < deadline, "not within the time allowed"
-        time.sleep(0.1)
-    return found
 
 
 def test_an_admin_registers_a_platform_and_sees_the_urls_to_give_it(tool, lms):

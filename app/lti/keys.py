@@ -27,7 +27,7 @@ def made(db: Connection) -> str:
         with db.begin_nested():
             db.execute(insert(keys).values(kid=KID, private_pem=pem, created_at=datetime.now(UTC)))
     except IntegrityError:  # another worker made it first: theirs it is
-        return db.execute(select(keys.c.private_pem).where(keys.c.kid == KID)).scalar_one()
+        return stored(db)
     return pem
 
 

@@ -76,9 +76,8 @@ async def assign_json(request: Request, code: str, store: StoreDep, library: Lib
         raise Unsupported(_("请以 JSON（application/json）提交。"))
     fields = setting.json_fields(await limited_body(request, BODY_BYTES))
     with store.engine.begin() as db:
-        made = setting.create(db, code, fields, library, "API")
+        made = setting.create(db, code, fields, library, audit.API)
         shown = setting.shown(db, made.class_code, made.id)
-        audit.record(db, audit.API, "assigned", "class", made.class_code, f"{made.id}: {made.snippet_id}")
     return JSONResponse({**made.as_json(), "starts": shown["starts"]}, status_code=201)
 
 

@@ -13,7 +13,7 @@ from app.errors import UserError
 from app.web.deps import TAUGHT, ActorDep, LibraryDep, StoreDep, TeacherSession
 from app.web.errors import status_of
 from app.web.forms import TeacherForm, teacher_form_of
-from app.web.teacher_auth import shown_teacher, teacher_label
+from app.web.teacher_auth import shown_teacher
 from app.web.templating import render, wants_json
 
 from ..classes import assignments as class_assignments
@@ -224,8 +224,7 @@ async def assign(
     try:
         fields["target"] = setting.form_target(fields)
         with store.engine.begin() as db:
-            made = setting.create(db, code, fields, library, teacher_label(session))
-            audit.record(db, who, "assigned", "class", made.class_code, f"{made.id}: {made.snippet_id}")
+            made = setting.create(db, code, fields, library, who)
     except UserError as refused:
         typed = assignment_form.context(assignment_form.typed_values(fields), refused)
         return await _shown_again(request, session, store, library, code, refused, assigning=typed)

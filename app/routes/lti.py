@@ -234,8 +234,7 @@ async def deep_link(
     try:
         fields["target"] = setting.form_target(fields)
         with store.engine.begin() as db:
-            made = setting.create(db, code, fields, library, session.get("name") or "LMS")
-            audit.record(db, who, "assigned", "class", made.class_code, f"{made.id}: {made.snippet_id}")
+            made = setting.create(db, code, fields, library, who)
     except UserError as refused:
         values = assignment_form.typed_values(fields)
         return _picker(request, library, launch_id, code, session, values, refused, status=422)

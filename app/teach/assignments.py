@@ -13,7 +13,7 @@ from app.learn.drills import parse_rate, parse_unit
 
 from ..classes import assignment_rows, assignments
 from ..i18n import _
-from . import class_changes
+from . import audit, class_changes
 
 MAX_REVIEWS = 30
 
@@ -115,9 +115,12 @@ def _day(raw) -> str:
         raise UserError(_("日期必须是 YYYY-MM-DD（UTC 日期），收到的是 “%(raw)s”。", raw=text[:40])) from None
 
 
-def create(db, code: str, fields: dict, library, who: str) -> assignments.Assignment:
+def create(db, code: str, fields: dict, library, actor: audit.Actor) -> assignments.Assignment:
+    """A new assignment of an active class, in the audit trail in the same transaction."""
     cls = class_changes.active(db, code)
-    return assignments.create(db, class_code=cls["code"], **values(fields, library), who=who)
+    made = assignments.create(db, class_code=cls["code"], **values(fields, library), who=actor.label)
+    audit.record(db, actor, "assigned", "class", made.class_code, f"{made.id}: {made.snippet_id}")
+    return made
 
 
 def current(db, code: str, assignment_id: str) -> dict:
