@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from sqlalchemy.engine import make_url
 
 from app.i18n.catalogs import compile_stale
-from app.learn.recording import attempt_store, learners_in
+from app.learn.recording import attempt_store, learners_in, write_attempts
 from app.learn.retry import RetryLinks
 from app.lti.grades import GradeSender
 from app.snippets.labels import status_label
@@ -203,11 +203,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.folder = Folder(store.engine)
     app.state.grades = GradeSender(store.engine)  # scores owed to LMSs (LTI)
 
+    def write_batch(db, batch: list) -> None:  # one transaction, in the writer's thread
+        write_attempts(db, batch)
+        app.state.grades.mark(db, learners_in(batch))
+
     def written(batch: list) -> None:  # after each committed batch, in the writer's thread
         app.state.fitter.wrote(learners_in(batch))
         app.state.folder.wrote()
-        app.state.grades.wrote(learners_in(batch))
+        app.state.grades.wrote()
 
+    store.write_batch = write_batch
     store.on_written = written
     app.state.sandbox = None
     app.state.templates = templates = make_templates()

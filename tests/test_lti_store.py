@@ -94,7 +94,8 @@ def test_an_owed_score_is_sent_once_and_not_again_while_nothing_changed(engine, 
     assert grades.GradeSender(engine).round() == {"sent": 1}
     assert [(s["sub"], s["score"], s["done"]) for s in sends] == [("s1", 0.0, False)]
     assert owed_now(engine) is None
-    grades.owe(engine, {LEARNER}, datetime.now(UTC))  # a batch without a counted attempt of it
+    with engine.begin() as db:
+        grades.owe(db, {LEARNER}, datetime.now(UTC))  # a batch without a counted attempt of it
     assert grades.GradeSender(engine).round() == {"unchanged": 1} and len(sends) == 1
 
 
@@ -119,7 +120,8 @@ def test_an_attempt_marked_while_its_score_is_sent_is_sent_next(engine, sends, m
     def slow_post(conf, p, lineitem, sub, score, done, at):
         sends.append({"score": score})
         time.sleep(0.01)
-        grades.owe(engine, {LEARNER}, datetime.now(UTC))  # a batch committed meanwhile
+        with engine.begin() as db:
+            grades.owe(db, {LEARNER}, datetime.now(UTC))  # a batch committed meanwhile
 
     monkeypatch.setattr(grades, "_post", slow_post)
     assert grades.GradeSender(engine).round() == {"sent": 1}

@@ -1,11 +1,11 @@
 """Grades sent back to LMSs through AGS: each learner's progress on a deep-linked assignment, as
 a score from 0 to 1 (1: the assignment's target reached).
 
-A row of `lti_grades` says a score is owed when its `next_try` is set. Every committed batch of
-attempts sets it for the learners in it; start-up sets it for all, so a crash between an attempt
-and its mark loses nothing. The score itself is read from the committed attempts when it is sent,
-never carried in the row, so a send that fails is simply tried again later (backing off to an
-hour), with whatever the learner has done by then. A row is claimed before it is sent, so of several workers one
+A row of `lti_grades` says a score is owed when its `next_try` is set. The transaction that writes a
+batch of attempts sets it for the learners in it, so an attempt and its mark commit together and a
+crash loses neither. The score itself is read from the committed attempts when it is sent, never
+carried in the row, so a send that fails is simply tried again later (backing off to an hour), with
+whatever the learner has done by then. A row is claimed before it is sent, so of several workers one
 sends it, and cleared only if nobody marked it again while it was being sent.
 """
 
@@ -15,8 +15,8 @@ import threading
 from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 
-from sqlalchemy import func, select, update
-from sqlalchemy.engine import Engine
+from sqlalchemy import bindparam, func, select, update
+from sqlalchemy.engine import Connection, Engine
 
 from app.classes import assignments
 from app.errors import NotFound
@@ -39,24 +39,18 @@ def score_of(a: assignments.Assignment, p: assignments.Progress) -> float:
     return round(min(1.0, float(p.value) / a.goal), 4) if a.goal else 0.0
 
 
-def owe(engine: Engine, learners: set[str], now: datetime) -> bool:
-    """Mark the scores of these learners owed (after their attempts committed); whether any is.
-    Looked up first, so a server without LMS learners never writes here."""
+def owe(db: Connection, learners: set[str], now: datetime) -> int:
+    """Mark the scores of these learners owed, in the transaction that writes their attempts; how
+    many rows that marked (none on a server without LMS learners: an update of no row)."""
     if not learners:
-        return False
-    mine = grades.c.learner.in_(sorted(learners))
-    with engine.connect() as db:
-        if db.execute(select(grades.c.learner).where(mine).limit(1)).first() is None:
-            return False
-    with engine.begin() as db:
-        db.execute(update(grades).where(mine).values(next_try=now))
-    return True
+        return 0
+    return db.execute(_OWE, {"learners": sorted(learners), "now": now}).rowcount
 
 
-def owe_all(engine: Engine, now: datetime) -> None:
-    """At start-up: check every score again; one that has not changed is not sent."""
-    with engine.begin() as db:
-        db.execute(update(grades).where(grades.c.next_try.is_(None)).values(next_try=now))
+# Built once: it runs in every batch's transaction, LMS or not.
+_OWE = (
+    update(grades).where(grades.c.learner.in_(bindparam("learners", expanding=True))).values(next_try=bindparam("now"))
+)
 
 
 def summary(engine: Engine) -> dict:
@@ -177,20 +171,27 @@ def _adapters():
 
 
 class GradeSender:
-    """Sends owed scores in the background: woken by each committed batch, and every few seconds
-    for retries that come due."""
+    """Sends owed scores in the background: woken by a committed batch that owes one, and every few
+    seconds for retries that come due."""
 
     def __init__(self, engine: Engine):
         self._engine = engine
         self._wake = threading.Event()
+        self._marked = False
         self._task: asyncio.Task | None = None
 
-    def wrote(self, learners: set[str]) -> None:  # in the writer's thread, after the commit
-        if owe(self._engine, learners, datetime.now(UTC)):
+    def mark(self, db: Connection, learners: set[str]) -> None:
+        """In the writer's thread, inside the batch's transaction: their scores are owed."""
+        self._marked = owe(db, learners, datetime.now(UTC)) > 0 or self._marked
+
+    def wrote(self) -> None:
+        """In the writer's thread, after the batch committed: send what it marked."""
+        if self._marked:
+            self._marked = False
             self._wake.set()
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
-        owe_all(self._engine, datetime.now(UTC))
+        self._wake.set()  # what was owed before a restart goes at once
         self._task = loop.create_task(self._run())
 
     async def _run(self) -> None:
