@@ -120,4 +120,5 @@ def test_attempts_add_their_blanks_to_the_learners_calibration():
         stored = learner_model(db, "ada").calibration
         raw = db.execute(select(models.c.calibration).where(models.c.learner == "ada")).scalar_one()
     assert stored.blanks == (2, 1) and stored.recalled == (1, 1)  # spans 0 and 2 last recalled, 1 last missed
-    assert raw == stored.to_json() and len(raw["loss"][0]) == len(SCALES)
+    assert {k: v for k, v in raw.items() if k != "lines"} == stored.to_json() and len(raw["loss"][0]) == len(SCALES)
+    assert raw["lines"]["blanks"] == 0  # code "": no lines to compare (tests/test_line_memory.py)

@@ -15,7 +15,7 @@ learner, added in the attempts' transaction; `evidence` reports them for /me and
 import math
 from dataclasses import dataclass
 
-from .fsrs6 import recall
+from .fsrs6 import decay, factor
 
 SCALES = (1 / 16, 1 / 8, 1 / 4, 1 / 2, 1.0, 2.0, 4.0, 8.0)
 MIN_BLANKS = 20  # blanks of a kind before its scale moves from 1
@@ -84,9 +84,10 @@ def blank_term(row, recalled: bool, now: float, scheduler) -> tuple[bool, bool, 
 
 
 def blank_terms(scheduler, stability: float, days: float, recalled: bool) -> tuple[float, ...]:
-    """The log loss each scale's prediction of this blank would have had."""
-    out = []
+    """The log loss each scale's prediction of this blank would have had (fsrs6.recall at days / c,
+    its constants read once: every blank of every attempt computes this twice)."""
+    step, power, out = factor(scheduler) * max(0.0, days) / stability, decay(scheduler), []
     for c in SCALES:
-        p = min(1 - EPSILON, max(EPSILON, recall(scheduler, days / c, stability)))
+        p = min(1 - EPSILON, max(EPSILON, (1 + step / c) ** power))
         out.append(-math.log(p if recalled else 1 - p))
     return tuple(out)

@@ -19,20 +19,21 @@ class Why(NamedTuple):
     due: int
     kept: int
     new: int
+    by_lines: bool = False  # spread over the lines: the learner's memory runs by lines (line_memory.py)
 
     @property
     def blanks(self) -> int:
         return self.missed + self.due + self.kept + self.new
 
 
-def why(kind: str, chosen: tuple, memory: dict, at: datetime, scheduler) -> Why:
+def why(kind: str, chosen: tuple, memory: dict, at: datetime, scheduler, by_lines: bool = False) -> Why:
     """`chosen`: the mask's span indices, or (first, last) pieces; `memory`: span index → row."""
     counts = dict.fromkeys(ORDER, 0)
     for blank in chosen:
         first, last = blank if isinstance(blank, tuple) else (blank, blank)
         kinds = {token_kind(memory.get(i), at, scheduler) for i in range(first, last + 1)}
         counts[next(k for k in ORDER if k in kinds)] += 1
-    return Why(kind, **counts)
+    return Why(kind, **counts, by_lines=by_lines)
 
 
 def token_kind(row, at: datetime, scheduler) -> str:

@@ -8,6 +8,7 @@ from sqlalchemy import bindparam, select, update
 
 from ..db.upserts import upsert
 from .calibration import Calibration
+from .line_memory import LineEvidence
 from .tables import models
 
 DEFAULT_RETENTION = 0.9
@@ -22,6 +23,7 @@ class LearnerModel(NamedTuple):
     reviews: int
     rate: int | None = None  # the mask rate they last drilled at
     calibration: Calibration = Calibration()  # how their blanks went against the model's predictions
+    lines: LineEvidence = LineEvidence()  # whether their memory runs by lines (line_memory.py)
 
     @property
     def scales(self) -> tuple[float, float]:
@@ -59,6 +61,7 @@ def _model_of(row) -> LearnerModel:
         row.reviews,
         row.rate,
         Calibration.from_json(row.calibration),
+        LineEvidence.from_json((row.calibration or {}).get("lines")),
     )
 
 
@@ -97,16 +100,25 @@ def count_reviews(db, reviews: dict[str, int]) -> None:
         db.execute(upsert(db, models, ("learner",), _add_reviews), rows)
 
 
-def calibrate(db, models_now: dict, terms: dict[str, list]) -> None:
-    """In the attempts' transaction: each learner's calibration with this round's blanks added
-    (`models_now`: their models as read in this transaction; in key order)."""
+def calibrate(db, models_now: dict, terms: dict[str, list], line_terms: dict[str, list]) -> None:
+    """In the attempts' transaction: each learner's calibration and line evidence with this round's
+    blanks added (`models_now`: their models as read in this transaction; in key order)."""
     rows = [
-        {"learner": learner, "calibration": models_now[learner].calibration.added(t).to_json(), "reviews": 0}
-        for learner, t in sorted(terms.items())
-        if t
+        {
+            "learner": learner,
+            "calibration": _calibration(models_now[learner], terms.get(learner, []), line_terms.get(learner, [])),
+            "reviews": 0,
+        }
+        for learner in sorted(set(terms) | set(line_terms))
+        if terms.get(learner) or line_terms.get(learner)
     ]
     if rows:
         db.execute(upsert(db, models, ("learner",), _set_calibration), [{"fitted_reviews": 0, **r} for r in rows])
+
+
+def _calibration(model: LearnerModel, terms: list, line_terms: list) -> dict:
+    """The stored JSON: the calibration's sums, and the line evidence's under "lines"."""
+    return {**model.calibration.added(terms).to_json(), "lines": model.lines.added(line_terms).to_json()}
 
 
 def _set_calibration(table, new) -> dict:

@@ -16,6 +16,8 @@ A share of the blanks (`fresh`) goes to tokens never tested, and `spread` to a u
 the rest, so the whole snippet keeps being covered. With `first_seen` known (when the learner first
 opened the snippet: they read every token then), a token never tested is scored as one read then
 (FSRS's first stability for "good") and competes with the tested ones for the other blanks.
+With `by_lines`, a learner whose own blanks say they remember by lines (line_memory.py) gets the
+tested tokens' blanks spread over the lines instead (review.py).
 """
 
 from dataclasses import dataclass
@@ -43,13 +45,14 @@ class Policy:
     relearn_share: float = 0.0  # of the tested tokens' blanks, at most this share for tokens last missed, first
     relearn_after: float = 0.0  # ... missed at least so many hours ago
     per_line: int = 0  # n > 0: the best n tokens of every line before the (n+1)-th best of any
+    by_lines: bool = False  # a learner whose memory runs by lines (line_memory.py) gets uniform blanks
 
 
 WEAKEST = Policy("weakest", order="weakest")
 # Missed tokens come back in the next review a day later until recalled once (practice to
 # criterion, Rawson & Dunlosky 2011): neutral in every simulated learner (bench/RESULTS.md), kept
 # for what it promises the learner.
-CHOSEN = Policy("gain-7d", order="gain", fresh=0.2, horizon=7.0, relearn_share=1 / 6, relearn_after=20)
+CHOSEN = Policy("gain-7d", order="gain", fresh=0.2, horizon=7.0, relearn_share=1 / 6, relearn_after=20, by_lines=True)
 
 
 def read_once(span: int, first_seen: float, scheduler: Scheduler = SCHEDULER) -> TokenMemory:

@@ -58,11 +58,15 @@ def review_mask(
     first_seen: float | None = None,
     scales: tuple[float, float] = (1.0, 1.0),
     lines: dict[int, int] | None = None,
+    lines_shared: bool = False,
 ) -> Review:
     """`eligible`: the span indices a blank may take; `memory`: span index → row with stability,
         difficulty and last_review (see state.token_memory); `first_seen`: unix time the learner
         first opened the snippet (then tokens never tested compete too, see policy.py); `scales`: the
-    learner's clock (calibration.py); `lines`: span index → line (span_lines), for `policy.per_line`."""
+    learner's clock (calibration.py); `lines`: span index → line (span_lines), for `policy.per_line`;
+    `lines_shared`: the learner's memory runs by lines (line_memory.py): with `policy.by_lines`, the
+    tested tokens' blanks go in a random order, one per line before a second on any, without the
+    missed tokens' share (a line's weak token tested again makes its line lapse again)."""
     at = whole_second(at)  # the time the URL states: the same mask again from it
     k = blank_count(rate, len(eligible))
     rng = random.Random(f"review:{version}:{rate}:{seed}")
@@ -76,7 +80,6 @@ def review_mask(
         left = set(fresh) - set(picked_fresh)
         pool.update((i, read_once(i, min(first_seen, at.timestamp()), scheduler)) for i in fresh if i in left)
     n_rest = min(len(pool), k - n_fresh)
-    n_spread = round(n_rest * policy.spread)
     tiebreak = {i: rng.random() for i in pool}
     score = scores(policy, pool, at, scheduler, retention, scales)
     ranked = sorted(pool, key=lambda i: (-score[i], tiebreak[i]))
@@ -85,7 +88,12 @@ def review_mask(
     missed = [i for i in ranked if getattr(pool[i], "missed", None)]
     if policy.relearn_after:
         missed = [i for i in missed if at.timestamp() - pool[i].last_review >= policy.relearn_after * 3600]
-    ranked = missed_first(ranked, missed, math.ceil(n_rest * policy.relearn_share))
+    spread = policy.by_lines and lines_shared
+    if spread and lines:  # a random order, one token of every line before a second of any
+        ranked = line_by_line(rng.sample(ranked, len(ranked)), lines)
+    else:
+        ranked = missed_first(ranked, missed, math.ceil(n_rest * policy.relearn_share))
+    n_spread = round(n_rest * policy.spread)
     rest = ranked[: n_rest - n_spread] + rng.sample(ranked[n_rest - n_spread :], n_spread)
     if len(rest) + n_fresh < k:  # fewer tested tokens than blanks: fresh ones fill the rest
         picked_fresh += rng.sample(

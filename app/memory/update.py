@@ -11,6 +11,7 @@ from ..db.upserts import upsert
 from ..engine.tokens import candidate_spans
 from .calibration import blank_term
 from .learner_model import calibrate, count_reviews, learner_model, learner_models, remember_rates, self_rated_scheduler
+from .line_memory import freshest, line_term
 from .record import RECALLED
 from .record import entry_spans as _spans
 from .schedule import SELF_RATING, TOKEN_RATING, new_card, reviewed, snippet_rating, token_reviewed
@@ -35,6 +36,10 @@ TOKEN_ROW = tuple(c.name for c in tokens.c)  # a token row's values, in the tabl
 # learner × snippet grid (the pairs wanted are picked from it).
 MEMORY_AT = select(*(tokens.c[n] for n in TOKEN_ROW if n not in TOKEN_KEY + ("text",))).where(
     *(tokens.c[n] == bindparam(n) for n in TOKEN_KEY), tokens.c.span.in_(bindparam("spans", expanding=True))
+)
+# The line evidence (line_memory.py) reads when every token of the version was last tested.
+LAST_TESTS = select(tokens.c.span, tokens.c.stability, tokens.c.last_review).where(
+    *(tokens.c[n] == bindparam(n) for n in TOKEN_KEY), tokens.c.stability.is_not(None)
 )
 CODE_CARDS = select(cards).where(
     cards.c.item == "",
@@ -76,11 +81,12 @@ def _apply_round(db, items: list) -> None:
             _carry_over(db, record, card.version)
     models_now = learner_models(db, {r.learner for r, _ in items})
     schedulers = {learner: model.scheduler for learner, model in models_now.items()}
-    token_rows, reviews, terms = _reviewed_tokens(db, [(r, at) for r, at in items if not r.practice], schedulers)
+    reviewed = _reviewed_tokens(db, [(r, at) for r, at in items if not r.practice], schedulers)
+    token_rows, reviews, terms, line_terms = reviewed
     if token_rows:
         db.execute(upsert(db, tokens, TOKEN_COLUMNS, _set_tokens), [dict(zip(TOKEN_ROW, row)) for row in token_rows])
     count_reviews(db, reviews)
-    calibrate(db, models_now, terms)
+    calibrate(db, models_now, terms, line_terms)
     remember_rates(db, {r.learner: r.rate for r, _at in items if r.mode in ("random", "review") and r.rate})
     card_rows = [_card_row(found.get((r.learner, r.snippet_id)), r, at, schedulers[r.learner]) for r, at in items]
     db.execute(upsert(db, cards, CARD_KEY, _set_card), sorted(card_rows, key=_card_key))
@@ -157,10 +163,11 @@ def _carry_over(db, record, old_version: str) -> None:
         db.execute(insert(tokens), rows)
 
 
-def _reviewed_tokens(db, items: list, schedulers: dict) -> tuple[list[tuple], dict[str, int], dict[str, list]]:
+def _reviewed_tokens(db, items: list, schedulers: dict) -> tuple[list[tuple], dict[str, int], dict, dict]:
     """The new rows of every token the attempts reviewed (`TOKEN_ROW`s, in key order: concurrent
     writers lock rows in one order), how many each learner reviewed, and each learner's blanks
-    as predictions of their stored memory (calibration.blank_term)."""
+    as predictions of their stored memory (calibration.blank_term) and of their lines'
+    (line_memory.line_term)."""
     wanted = {
         (record.learner, record.snippet_id, record.version): {
             i: entry for entry in record.blanks for i in _spans(entry)
@@ -168,35 +175,45 @@ def _reviewed_tokens(db, items: list, schedulers: dict) -> tuple[list[tuple], di
         for record, _at in items
     }
     old = _token_rows(db, wanted)
-    rows, reviews, terms = [], {}, {}
+    rows, reviews, terms, line_terms = [], {}, {}, {}
     for record, at in items:
         key = (record.learner, record.snippet_id, record.version)
         spans = candidate_spans(record.code) if record.code else ()  # by span index
         scheduler = schedulers[record.learner]
+        stored = old.get(key, {})
+        fresh = _line_tests(db, key, record.code) if stored and record.code else {}
         for span, entry in wanted[key].items():
             text = spans[span].text if span < len(spans) else entry.get("expected", "")
-            row = old.get((*key, span))
+            row, recalled = stored.get(span), entry["state"] in RECALLED
             rows.append(_token_row(key, span, text[:200], entry, row, at, scheduler))
-            term = blank_term(row, entry["state"] in RECALLED, at.timestamp(), scheduler)
+            term = blank_term(row, recalled, at.timestamp(), scheduler)
             if term is not None:
                 terms.setdefault(record.learner, []).append(term)
+            both = line_term(record.code, span, stored, fresh, recalled, at.timestamp(), scheduler) if fresh else None
+            if both is not None:
+                line_terms.setdefault(record.learner, []).append(both)
         reviews[record.learner] = reviews.get(record.learner, 0) + len(wanted[key])
     rows.sort(key=_ROW_KEY)
-    return rows, reviews, terms
+    return rows, reviews, terms, line_terms
 
 
 _ROW_KEY = itemgetter(0, 1, 2, 3)  # learner, snippet, version, span
 
 
-def _token_rows(db, wanted: dict[tuple, dict]) -> dict[tuple, object]:
-    """The stored memory of the wanted spans of each (learner, snippet, version) that have any:
+def _line_tests(db, key: tuple, code: str) -> dict:
+    """Each line's freshest tests (line_memory.freshest) of this (learner, snippet, version)."""
+    return freshest(code, {row.span: row for row in db.execute(LAST_TESTS, dict(zip(TOKEN_KEY, key)))})
+
+
+def _token_rows(db, wanted: dict[tuple, object]) -> dict[tuple, dict]:
+    """(learner, snippet, version) → span → stored memory, of the wanted spans that have any:
     one query each (a single one over (key, span) tuples cost more)."""
-    found = {}
+    found: dict[tuple, dict] = {}
     for key, spans in wanted.items():
         if not spans:
             continue  # an attempt without token blanks
         for row in db.execute(MEMORY_AT, {**dict(zip(TOKEN_KEY, key)), "spans": sorted(spans)}):
-            found[(*key, row.span)] = row
+            found.setdefault(key, {})[row.span] = row
     return found
 
 

@@ -101,9 +101,8 @@ def _fresh_review(store, learner: str, snippet, rate: int | None, unit: str) -> 
     rate = rate or model.rate or DEFAULT_RATE
     learned = {"scheduler": model.scheduler, "retention": model.retention, "first_seen": seen, "scales": model.scales}
     if unit == "token":
-        review = review_mask(
-            snippet.version, _eligible(snippet), rate, seed, memory, now, lines=span_lines(snippet.code), **learned
-        )
+        lines = {"lines": span_lines(snippet.code), "lines_shared": model.lines.shared}
+        review = review_mask(snippet.version, _eligible(snippet), rate, seed, memory, now, **lines, **learned)
     else:
         review = piece_review(snippet.version, snippet.code, unit, rate, seed, memory, now, **learned)
     return review_url(snippet.id, snippet.version, rate, seed, review)
@@ -117,10 +116,12 @@ def _explained(store, learner: str, drill, kind: str):
         memory = token_memory(
             db, learner, snippet.id, snippet.version, snippet.code, card_version(db, learner, snippet.id)
         )
-        scheduler = learner_model(db, learner).scheduler
-        ahead = forecast(snippet.code, memory, now, scheduler, first_seen(db, learner, snippet.id))
+        model = learner_model(db, learner)
+        ahead = forecast(snippet.code, memory, now, model.scheduler, first_seen(db, learner, snippet.id))
     review = drill.review
-    return replace(drill, review=replace(review, forecast=ahead, why=why(kind, review.chosen, memory, now, scheduler)))
+    by_lines = kind == "review" and review.unit == "token" and model.lines.shared
+    explained = why(kind, review.chosen, memory, now, model.scheduler, by_lines)
+    return replace(drill, review=replace(review, forecast=ahead, why=explained))
 
 
 def _eligible(snippet) -> tuple[int, ...]:

@@ -22,6 +22,7 @@ POLICIES = {
     "gain due-first": Policy("gain-due", order="gain_due"),
     f"{CHOSEN.name} (chosen)": CHOSEN,
     "gain-7d (before)": BEFORE,
+    "gain-7d (per token)": replace(CHOSEN, name="gain-7d-per-token", by_lines=False),
     "gain-7d relearn": replace(BEFORE, name="gain-7d-relearn", relearn=True),
     "gain-7d calibrated": replace(BEFORE, name="gain-7d-calibrated", calibrated=True),
     "calibrated relearn-1/3": replace(BEFORE, name="gain-7d-calibrated-relearn", calibrated=True, relearn_share=1 / 3),

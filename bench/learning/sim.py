@@ -49,6 +49,7 @@ class Learner:
     policy: Policy | str  # a Policy, "random" or "oracle"
     log: list = field(default_factory=list)  # (day, span, recalled) of every blank
     predicted: list | None = None  # (the app's predicted recall, recalled) of every blank, when asked
+    by_lines: list = field(default_factory=list)  # per review: whether the app took them to remember by lines
 
 
 def outcomes(model, last: float) -> dict:
@@ -75,6 +76,7 @@ def choose(learner: Learner, db, snippet, spans, rate: int, seed: int, t: float)
         db, learner.key, snippet.id, snippet.version, snippet.code, card_version(db, learner.key, snippet.id)
     )
     model = learner_model(db, learner.key)  # fitted parameters, once stored, drive the mask
+    learner.by_lines.append(model.lines.shared)
     review = review_mask(
         snippet.version,
         tuple(s.index for s in spans),
@@ -88,6 +90,7 @@ def choose(learner: Learner, db, snippet, spans, rate: int, seed: int, t: float)
         first_seen=first_seen(db, learner.key, snippet.id),
         scales=model.scales,
         lines=span_lines(snippet.code),
+        lines_shared=model.lines.shared,
     )
     position = {s.index: p for p, s in enumerate(spans)}
     return np.array(sorted(position[i] for i in review.chosen))
