@@ -1,7 +1,7 @@
 """Memory words a learner can trust, through a real uvicorn whose clock moves (libfaketime):
 missed blanks come back in a retry and in the next review, "known" needs spaced recalls, a
-learner who follows the due list clears it, the review page says what it chose, and times are
-the learner's own."""
+learner who follows the due list clears it, the review page says what it chose (and a learner who
+remembers by lines gets reviews spread over the lines), and times are the learner's own."""
 
 import re
 import sqlite3
@@ -10,7 +10,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from fsrs import Scheduler
 
-from tests.faketime_server import Learner, blanks, faked_server, retry_link
+from app.memory.review import FRESH_SHARE, span_lines
+from tests.faketime_server import Learner, blanks, faked_server, retry_link, snippet
 
 SNIPPET = "mlm-online-softmax"
 EXERCISE = "ex5-flash-backward"  # it has short-answer questions
@@ -164,9 +165,30 @@ def test_the_review_page_says_what_it_chose(served):
         "new": "个还没测过（新的）",
     }
     assert f"挑了 {len(chosen)} 个空" in note and "2027-04-02 10:00 UTC" in note
+    assert "按行记忆" not in note  # nothing in these answers says "by lines"
     for kind, n in expected.items():
         assert (f"{n} {words[kind]}" in note) == (n > 0), (kind, n, note)
     assert sum(expected.values()) == len(chosen) and expected["missed"] + expected["new"] > 0
+
+
+def test_a_learner_who_remembers_by_lines_gets_reviews_spread_over_the_lines(served):
+    """Each morning a 30 % drill, a blank recalled exactly when its line had a token tested the
+    morning before: a line remembered as one unit. The review then says so, and spreads its blanks."""
+    url, clock, _db = served
+    clock.set(datetime(2027, 5, 3, 9, tzinfo=UTC))
+    learner, lines = Learner(url), span_lines(snippet(SNIPPET).code)
+    fresh: set[int] = set(lines.values())  # the first reading: every line seen
+    for day in range(8):
+        page = learner.get(f"/s/{SNIPPET}/drill?rate=30&seed={day + 1}").text
+        shown = blanks(page)
+        learner.answer(page, SNIPPET, {i for i in shown if lines[i] not in fresh})
+        fresh = {lines[i] for i in shown}
+        clock.advance(days=1)
+    page = learner.get(f"/s/{SNIPPET}/review").text
+    assert "按行记忆" in note_of(page) and "均匀地撒在各行" in note_of(page)
+    chosen = blanks(page)  # after the fresh share (drawn uniformly), one blank per line while lines are left
+    spread = len(chosen) - round(len(chosen) * FRESH_SHARE)
+    assert len({lines[i] for i in chosen}) >= min(spread, len(set(lines.values()))), chosen
 
 
 def _memory(db_path, learner, now: datetime) -> dict[int, float]:

@@ -88,8 +88,9 @@ def review_mask(
     missed = [i for i in ranked if getattr(pool[i], "missed", None)]
     if policy.relearn_after:
         missed = [i for i in missed if at.timestamp() - pool[i].last_review >= policy.relearn_after * 3600]
-    spread = policy.by_lines and lines_shared
-    if spread and lines:  # a random order, one token of every line before a second of any
+    if (
+        spreads_over_lines(policy, lines_shared) and lines
+    ):  # a random order, one token of every line before a second of any
         ranked = line_by_line(rng.sample(ranked, len(ranked)), lines)
     else:
         ranked = missed_first(ranked, missed, math.ceil(n_rest * policy.relearn_share))
@@ -101,6 +102,11 @@ def review_mask(
         )
     low = tuple(sorted(i for i in rest if i in tested))
     return Review(round(at.timestamp()), low, tuple(sorted(set(picked_fresh) | (set(rest) - set(tested)))))
+
+
+def spreads_over_lines(policy: Policy, lines_shared: bool) -> bool:
+    """Whether this policy's review spreads its blanks over the lines for this learner."""
+    return policy.by_lines and lines_shared
 
 
 def span_lines(code: str) -> dict[int, int]:

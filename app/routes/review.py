@@ -19,7 +19,8 @@ from ..memory.explain import why
 from ..memory.forecast import forecast
 from ..memory.learner_model import learner_model
 from ..memory.pieces import piece_review, pieces_of, valid_pieces
-from ..memory.review import Review, decode, decode_pieces, encode, review_mask, span_lines
+from ..memory.policy import CHOSEN
+from ..memory.review import Review, decode, decode_pieces, encode, review_mask, span_lines, spreads_over_lines
 from ..memory.state import card_version, first_seen, token_memory
 from .params import RetryQuery, ReviewForm, ReviewMask, ReviewQuery
 from .trainer import SubmissionDep, grade_page, show, version_or_404
@@ -119,7 +120,7 @@ def _explained(store, learner: str, drill, kind: str):
         model = learner_model(db, learner)
         ahead = forecast(snippet.code, memory, now, model.scheduler, first_seen(db, learner, snippet.id))
     review = drill.review
-    by_lines = kind == "review" and review.unit == "token" and model.lines.shared
+    by_lines = kind == "review" and review.unit == "token" and spreads_over_lines(CHOSEN, model.lines.shared)
     explained = why(kind, review.chosen, memory, now, model.scheduler, by_lines)
     return replace(drill, review=replace(review, forecast=ahead, why=explained))
 
