@@ -75,6 +75,12 @@ def test_a_line_learners_review_spreads_its_blanks_over_the_lines():
     assert len(per_token.chosen) == len(spread.chosen) == 12
     assert max(Counter(lines[i] for i in per_token.chosen).values()) > 1  # the weak first two lines
     assert set(Counter(lines[i] for i in spread.chosen).values()) == {1}  # one blank on each of 12 lines
+    on = {line: [i for i in eligible if lines[i] == line] for line in set(lines.values())}
+    missed = {i: memory[i]._replace(missed=True) for i in (on[5][0], on[9][2])}  # each 1 of its line's 4
+    for seed in range(5):
+        again = review_mask("v1", eligible, 25, seed, {**memory, **missed}, NOW, lines=lines, lines_shared=True)
+        assert set(missed) <= set(again.chosen)  # missed yesterday: back today, first
+        assert set(Counter(lines[i] for i in again.chosen).values()) == {1}
 
 
 def test_the_review_page_says_when_it_spreads_blanks_over_the_lines(client):

@@ -65,8 +65,8 @@ def review_mask(
         first opened the snippet (then tokens never tested compete too, see policy.py); `scales`: the
     learner's clock (calibration.py); `lines`: span index → line (span_lines), for `policy.per_line`;
     `lines_shared`: the learner's memory runs by lines (line_memory.py): with `policy.by_lines`, the
-    tested tokens' blanks go in a random order, one per line before a second on any, without the
-    missed tokens' share (a line's weak token tested again makes its line lapse again)."""
+    tested tokens' blanks go in a random order (the missed tokens' share first), one per line before a
+    second on any: one test refreshes a line, and weak tokens piled on a line make it lapse."""
     at = whole_second(at)  # the time the URL states: the same mask again from it
     k = blank_count(rate, len(eligible))
     rng = random.Random(f"review:{version}:{rate}:{seed}")
@@ -88,12 +88,11 @@ def review_mask(
     missed = [i for i in ranked if getattr(pool[i], "missed", None)]
     if policy.relearn_after:
         missed = [i for i in missed if at.timestamp() - pool[i].last_review >= policy.relearn_after * 3600]
-    if (
-        spreads_over_lines(policy, lines_shared) and lines
-    ):  # a random order, one token of every line before a second of any
-        ranked = line_by_line(rng.sample(ranked, len(ranked)), lines)
+    n_missed = math.ceil(n_rest * policy.relearn_share)
+    if spreads_over_lines(policy, lines_shared) and lines:  # in a random order: one per line, then a second
+        ranked = line_by_line(missed_first(rng.sample(ranked, len(ranked)), missed, n_missed), lines)
     else:
-        ranked = missed_first(ranked, missed, math.ceil(n_rest * policy.relearn_share))
+        ranked = missed_first(ranked, missed, n_missed)
     n_spread = round(n_rest * policy.spread)
     rest = ranked[: n_rest - n_spread] + rng.sample(ranked[n_rest - n_spread :], n_spread)
     if len(rest) + n_fresh < k:  # fewer tested tokens than blanks: fresh ones fill the rest
