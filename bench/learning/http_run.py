@@ -195,5 +195,6 @@ def _matches(engine, browser, snippet, where: str, names: list[str]) -> bool:
         first_seen=seen,
         scales=model.scales,
         lines=span_lines(snippet.code),
+        lines_shared=model.lines.shared,
     )
     return sorted(review.chosen) == sorted(int(n[1:]) for n in names)
