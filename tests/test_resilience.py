@@ -4,6 +4,7 @@ import os
 import signal
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -71,3 +72,19 @@ def test_execution_can_be_turned_off(client):
     data = client.post("/s/mlm-online-softmax/drill", data=form, headers=JSON).json()
     assert data["result"]["run"] is None and data["result"]["correct"] == data["result"]["total"]
     assert client.get("/healthz").json()["execution"] == "off"
+
+
+def test_the_zygote_gives_back_the_library_pages_only_its_start_up_used(server):
+    """pageout.py: torch's start-up touches ~80 MiB of library code the jobs never use again."""
+    status = server.call(server.app.state.sandbox.status())
+    zygote = next(p for p in status["zygote_pids"] if "libtorch" in Path(f"/proc/{p}/maps").read_text())
+    clean = [
+        int(line.split()[1]) / 1024
+        for line in Path(f"/proc/{zygote}/smaps_rollup").read_text().splitlines()
+        if line.startswith("Private_Clean:")
+    ]
+    assert clean and clean[0] < 20, clean  # 77 MiB when the pages stay mapped
+    form = drill_form(server.app, "ex5-flash-backward", 20, 4)
+    with server.client() as http:
+        response = http.post("/s/ex5-flash-backward/drill", data=form, headers=JSON)
+    assert response.json()["result"]["run"]["status"] == "passed"  # a job faults back what it needs

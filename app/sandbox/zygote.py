@@ -13,7 +13,7 @@ import signal
 import socket
 from pathlib import Path
 
-from . import child, confine, hugepages, linux, mounts, orphans, packages, runtime, syscalls, userns, watch
+from . import child, confine, hugepages, linux, mounts, orphans, packages, pageout, runtime, syscalls, userns, watch
 
 
 def _namespaces() -> dict[str, int]:
@@ -160,6 +160,7 @@ def main(sock: socket.socket, config: dict) -> None:
     gc.collect()
     gc.freeze()  # the collector would otherwise touch, and so copy, every object in each job
     info["huge_regions"] = hugepages.collapse()
+    info["paged_out"] = pageout.page_out()
     info["anon_bytes"] = watch.anonymous_bytes(os.getpid())  # what every job starts from
     zygote.send({"zygote": info | _namespaces()})
     try:
