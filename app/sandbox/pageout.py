@@ -1,6 +1,6 @@
 """Give back the library pages that only the zygote's start-up used.
 
-Importing torch runs initialisers across its shared libraries: about 85 MiB of their code and
+Importing torch runs initialisers across its shared libraries: about 80 MiB of their code and
 read-only data is touched once, at start-up, and then stays mapped in the zygote alone, counted in
 the host's memory for as long as the server runs. Once the zygote is warm, each file-backed mapping
 is paged out (MADV_PAGEOUT, Linux 5.4+): clean pages go back to the kernel, and a job that needs one
