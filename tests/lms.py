@@ -150,44 +150,28 @@ class LMS:
             "auth_token_url": self.url + "/token",
         }
 
-    def login_url(
-        self,
-        *,
-        user: str,
-        role: str = "student",
-        course: str = "course-1",
-        course_title: str = "Course 1",
-        link: str = "link-1",
-        kind: str = "resource",
-        name: str | None = None,
-        email: str | None = None,
-    ) -> str:
-        """The LMS page that starts this launch: it answers a 302 to the tool's login initiation."""
-        launch = Launch(user, role, course, course_title, link, kind, name, email)
+    def login_url(self, **launch) -> str:
+        """The LMS page that starts this launch (`Launch`'s fields): it answers a 302 to the tool's
+        login initiation."""
+        launch = Launch(**launch)
         return f"{self.url}/start?{urlencode({k: v for k, v in asdict(launch).items() if v is not None})}"
 
     def mint_id_token(
         self,
         *,
         nonce: str,
-        user: str = "u1",
-        role: str = "student",
-        course: str = "course-1",
-        course_title: str = "Course 1",
-        link: str = "link-1",
-        kind: str = "resource",
-        name: str | None = None,
-        email: str | None = None,
         key: str | None = None,
         exp_in: int = 300,
         aud: str | None = None,
         iss: str | None = None,
         deployment_id: str | None = None,
         kid: str | None = None,
+        **launch,
     ) -> str:
-        """A launch id_token as /auth builds it; `key` (another private PEM), `kid`, `aud`, `iss`,
-        `deployment_id` and `exp_in` (negative: expired) forge it."""
-        launch = Launch(user, role, course, course_title, link, kind, name, email)
+        """A launch id_token as /auth builds it (`Launch`'s fields, user "u1" unless given); `key`
+        (another private PEM), `kid`, `aud`, `iss`, `deployment_id` and `exp_in` (negative: expired)
+        forge it."""
+        launch = Launch(**{"user": "u1", **launch})
         token = _LaunchMessage(_incoming(get_data=self._auth_request(launch, nonce)), self, launch).lti_launch(raw=True)
         claims = jwt.decode(token["id_token"], options={"verify_signature": False})
         now = int(time.time())
