@@ -8,7 +8,7 @@ predictions: from the token's own stored memory, and from the line's freshest me
 mate's). Each learner keeps the summed log loss of both, per time scale of calibration.py
 (compared at each one's best scale, so a learner who forgets slower than FSRS says does not
 look line-like for it); once the line's prediction is the better one by a clear margin, review
-masks spread their blanks over the snippet (review.py).
+masks spread their blanks over the lines (review.py).
 """
 
 from bisect import bisect_right

@@ -45,7 +45,7 @@ class Policy:
     relearn_share: float = 0.0  # of the tested tokens' blanks, at most this share for tokens last missed, first
     relearn_after: float = 0.0  # ... missed at least so many hours ago
     per_line: int = 0  # n > 0: the best n tokens of every line before the (n+1)-th best of any
-    by_lines: bool = False  # a learner whose memory runs by lines (line_memory.py) gets uniform blanks
+    by_lines: bool = False  # a learner who remembers by lines (line_memory.py): blanks one per line
 
 
 WEAKEST = Policy("weakest", order="weakest")

@@ -10,12 +10,12 @@ in it state when and with what the choice was made.
 
 import math
 import random
-from bisect import bisect_right
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..engine.mask import blank_count
-from ..engine.tokens import eligible_spans, line_offsets
+from ..engine.tokens import eligible_spans
+from .line_memory import lines_of
 from .policy import CHOSEN, Policy, read_once, scores
 from .schedule import SCHEDULER
 
@@ -110,8 +110,8 @@ def spreads_over_lines(policy: Policy, lines_shared: bool) -> bool:
 
 def span_lines(code: str) -> dict[int, int]:
     """Each eligible span's line number (from 0)."""
-    starts = line_offsets(code)
-    return {s.index: bisect_right(starts, s.start) - 1 for s in eligible_spans(code)}
+    lines = lines_of(code)
+    return {s.index: lines[s.index] for s in eligible_spans(code)}
 
 
 def line_by_line(ranked: list[int], lines: dict[int, int], per_round: int = 1) -> list[int]:

@@ -81,8 +81,9 @@ def _apply_round(db, items: list) -> None:
             _carry_over(db, record, card.version)
     models_now = learner_models(db, {r.learner for r, _ in items})
     schedulers = {learner: model.scheduler for learner, model in models_now.items()}
-    reviewed = _reviewed_tokens(db, [(r, at) for r, at in items if not r.practice], schedulers)
-    token_rows, reviews, terms, line_terms = reviewed
+    token_rows, reviews, terms, line_terms = _reviewed_tokens(
+        db, [(r, at) for r, at in items if not r.practice], schedulers
+    )
     if token_rows:
         db.execute(upsert(db, tokens, TOKEN_COLUMNS, _set_tokens), [dict(zip(TOKEN_ROW, row)) for row in token_rows])
     count_reviews(db, reviews)
