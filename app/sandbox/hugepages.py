@@ -12,15 +12,11 @@ _HUGE = 2 << 20
 
 
 def _anonymous_writable_regions() -> list[tuple[int, int]]:
-    regions = []
-    with open("/proc/self/maps") as f:
-        for line in f:
-            fields = line.split()
-            start, end = (int(x, 16) for x in fields[0].split("-"))
-            anonymous = len(fields) < 6 or fields[5] == "[heap]"
-            if fields[1].startswith("rw") and anonymous and end - start >= _HUGE:
-                regions.append((start, end))
-    return regions
+    return [
+        (start, end)
+        for start, end, perms, path in linux.mappings()
+        if perms.startswith("rw") and path in ("", "[heap]") and end - start >= _HUGE
+    ]
 
 
 def collapse() -> int:

@@ -117,6 +117,17 @@ def madvise(start: int, length: int, advice: int) -> bool:
     return _libc.madvise(start, length, advice) == 0
 
 
+def mappings() -> list[tuple[int, int, str, str]]:
+    """This process's mappings: (start, end, permissions, path; "" when anonymous)."""
+    found = []
+    with open("/proc/self/maps") as f:
+        for line in f:
+            fields = line.split(None, 5)
+            start, end = (int(x, 16) for x in fields[0].split("-"))
+            found.append((start, end, fields[1], fields[5].strip() if len(fields) > 5 else ""))
+    return found
+
+
 def write_file(path: str, text: str) -> None:
     fd = os.open(path, os.O_WRONLY)
     try:

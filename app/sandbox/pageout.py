@@ -12,14 +12,7 @@ from . import linux
 
 
 def _file_mappings() -> list[tuple[int, int]]:
-    regions = []
-    with open("/proc/self/maps") as f:
-        for line in f:
-            fields = line.split()
-            if len(fields) >= 6 and fields[5].startswith("/") and not fields[1].startswith("rw"):
-                start, end = (int(x, 16) for x in fields[0].split("-"))
-                regions.append((start, end))
-    return regions
+    return [(start, end) for start, end, perms, path in linux.mappings() if path.startswith("/") and "w" not in perms]
 
 
 def page_out() -> int:
